@@ -1,0 +1,57 @@
+# Corazones: `make run` serves the game, `make test` installs what the tests need and runs them all.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+FLASK := $(VENV)/bin/flask --app app
+TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+
+.PHONY: run serve test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-load clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(FLASK) setup
+	$(FLASK) run --host 127.0.0.1 --port 5000
+
+# Debian's Chromium for the browser tests (a test tool's own browser download fails here).
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-dejavu-core >/dev/null; \
+	  else \
+	    echo "Chromium is missing: run 'sudo apt-get install chromium chromium-driver'"; exit 1; \
+	  fi; \
+	fi
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy --strict rules robots
+
+# The whole suite on SQLite, then the database tests again on PostgreSQL.
+# pytest exits 5 when no test ran: make treats that, like any failure, as an error.
+test: $(VENV)/.installed chromium lint test-sqlite test-postgres
+
+test-sqlite: $(VENV)/.installed
+	$(PY) -m pytest
+
+test-postgres: $(VENV)/.installed
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m pytest -m db
+
+bench-rules: $(VENV)/.installed
+	$(PY) bench/rules_bench.py
+
+bench-robots: $(VENV)/.installed
+	$(PY) bench/arena.py
+
+bench-load: $(VENV)/.installed
+	$(PY) bench/load.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
