@@ -1,0 +1,150 @@
+"""Random hands per second: our rules engine against OpenSpiel's Hearts, same run, one core.
+
+A "random hand" is: deal a shuffled deck, each seat passes 3 random cards (per the hand's
+direction: left, right, across, none in turn), then random legal cards until the hand ends.
+Ours is driven through the engine's own API (``Game.deal``, ``confirm_pass``, ``legal_mask``,
+``play_index``, ``close_count``); OpenSpiel through ``pyspiel`` from Python.
+
+    make bench-rules                  # or: .venv/bin/python bench/rules_bench.py [--seconds S]
+
+The last line printed is JSON: {"ours_hands_per_s", "openspiel_hands_per_s", "ratio"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from rules import DECK, Game, Options  # noqa: E402
+from rules.cards import bits  # noqa: E402
+
+OPENSPIEL_PARAMS = {
+    "pass_cards": True,
+    "no_pts_on_first_trick": True,
+    "can_lead_any_club": False,
+    "jd_bonus": False,
+    "avoid_all_tricks_bonus": False,
+    "must_break_hearts": True,
+    "qs_breaks_hearts": False,
+    "can_lead_hearts_instead_of_qs": False,
+}
+# Our hand number -> OpenSpiel's pass-direction chance action (0 none, 1 left, 2 across, 3 right).
+OPENSPIEL_DIR = (1, 3, 2, 0)
+
+
+def ours_hands(n: int, seed: int) -> int:
+    """Play ``n`` random hands with our engine; return a checksum of the scores."""
+    rng = random.Random(seed)
+    shuffle, sample, randrange = rng.shuffle, rng.sample, rng.randrange
+    deck = list(DECK)
+    options = Options(target=100)
+    game = Game(options)
+    checksum = 0
+    for _ in range(n):
+        if game.phase == "game_over":
+            game = Game(options)
+        shuffle(deck)
+        game.deal(deck)
+        if game.phase == "passing":
+            hands = game.hands
+            for seat in range(4):
+                game.confirm_pass(seat, [DECK[c] for c in sample(bits(hands[seat]), 3)])
+        play, legal_mask = game.play_index, game.legal_mask
+        while game.phase == "playing":
+            seat = game.turn
+            assert seat is not None
+            cards = bits(legal_mask(seat))
+            play(seat, cards[randrange(len(cards))])
+        checksum += game.hand_scores[0] if game.hand_scores else 0
+        game.close_count(0)
+    return checksum
+
+
+def openspiel_hands(n: int, seed: int) -> int:
+    """Play ``n`` random hands with OpenSpiel's Hearts driven from Python."""
+    import pyspiel
+
+    game = pyspiel.load_game("hearts", OPENSPIEL_PARAMS)
+    rng = random.Random(seed)
+    shuffle, sample, randrange = rng.shuffle, rng.sample, rng.randrange
+    deck = list(range(52))
+    checksum = 0
+    for h in range(n):
+        state = game.new_initial_state()
+        apply = state.apply_action
+        apply(OPENSPIEL_DIR[h % 4])
+        shuffle(deck)
+        for card in deck:
+            apply(card)
+        if h % 4 != 3:
+            for _ in range(4):
+                for card in sample(state.legal_actions(), 3):
+                    apply(card)
+        legal_actions, is_terminal = state.legal_actions, state.is_terminal
+        while not is_terminal():
+            cards = legal_actions()
+            apply(cards[randrange(len(cards))])
+        checksum += int(state.returns()[0])
+    return checksum
+
+
+def rate(fn: Callable[[int, int], int], seconds: float, seed: int) -> tuple[float, int]:
+    """Hands per second of ``fn``, running batches until ``seconds`` have passed."""
+    fn(50, seed)  # warm up
+    hands, elapsed, batch = 0, 0.0, 200
+    while elapsed < seconds:
+        t0 = time.perf_counter()
+        fn(batch, seed + hands)
+        elapsed += time.perf_counter() - t0
+        hands += batch
+    return hands / elapsed, hands
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per engine and round")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; best is kept")
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+
+    if hasattr(os, "sched_setaffinity"):
+        cpu = sorted(os.sched_getaffinity(0))[-1]
+        os.sched_setaffinity(0, {cpu})
+        pinned = f"CPU {cpu}"
+    else:
+        pinned = "not pinned (no sched_setaffinity)"
+
+    best = {"ours": 0.0, "openspiel": 0.0}
+    counts = {"ours": 0, "openspiel": 0}
+    for _ in range(args.rounds):
+        for name, fn in (("ours", ours_hands), ("openspiel", openspiel_hands)):
+            r, n = rate(fn, args.seconds, args.seed)
+            best[name] = max(best[name], r)
+            counts[name] += n
+
+    ratio = best["ours"] / best["openspiel"]
+    print(f"Random Hearts hands per second, one core ({pinned}), best of {args.rounds} rounds")
+    print(f"{'engine':<12} {'hands/s':>10} {'us/hand':>9} {'hands run':>10}")
+    for name in ("ours", "openspiel"):
+        print(f"{name:<12} {best[name]:>10.0f} {1e6 / best[name]:>9.1f} {counts[name]:>10}")
+    print(f"{'ratio':<12} {ratio:>10.2f}  (ours / openspiel; target >= 1.0)")
+    print(
+        json.dumps(
+            {
+                "ours_hands_per_s": round(best["ours"], 1),
+                "openspiel_hands_per_s": round(best["openspiel"], 1),
+                "ratio": round(ratio, 3),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
