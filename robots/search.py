@@ -1,0 +1,219 @@
+"""The Difícil robot: determinized Monte Carlo search.
+
+It deals the unseen cards many times at random, consistently with everything its seat knows (its
+hand, the cards it passed, every card played, the suits each seat showed out of), plays each of its
+candidate cards in every such deal, finishes the hand with the Normal robot's play for all four
+seats, and keeps the card with the fewest points on average. The same deals serve every candidate,
+so the comparison is paired.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from rules.cards import SUIT_MASK
+from rules.game import legal_mask
+
+from .know import Knowledge
+from .policy import QS, high, low, play_card
+
+QS_BIT = 1 << QS
+
+
+def sample_hands(k: Knowledge, rng: random.Random, tries: int = 30) -> list[int]:
+    """One deal of the unseen cards to the other seats, consistent with ``k``."""
+    hands = [0, 0, 0, 0]
+    hands[k.me] = k.hand
+    need = [0, 0, 0, 0]
+    known_all = 0
+    for s in range(4):
+        if s != k.me:
+            hands[s] = k.known[s]
+            known_all |= k.known[s]
+            need[s] = k.cards_left[s] - k.known[s].bit_count()
+    pool = k.unseen & ~known_all
+    cards = [c for c in range(52) if pool >> c & 1]
+    others = [s for s in range(4) if s != k.me]
+    # Cards of the suits fewest seats may hold go first.
+    elig = {c: [s for s in others if not k.voids[s] >> (c // 13) & 1] for c in cards}
+    for attempt in range(tries + 1):
+        strict = attempt < tries
+        order = list(cards)
+        rng.shuffle(order)
+        if strict:
+            order.sort(key=lambda c: len(elig[c]))
+        left = list(need)
+        out = list(hands)
+        ok = True
+        for c in order:
+            seats = elig[c] if strict else others
+            total = 0
+            for s in seats:
+                if left[s] > 0:
+                    total += left[s]
+            if total == 0:
+                ok = False
+                break
+            r = rng.randrange(total)
+            for s in seats:
+                if left[s] > 0:
+                    if r < left[s]:
+                        out[s] |= 1 << c
+                        left[s] -= 1
+                        break
+                    r -= left[s]
+        if ok:
+            return out
+    raise ValueError("no deal is consistent with this view")  # pragma: no cover
+
+
+def rollout(
+    hands: list[int],
+    trick: list[int],
+    leader: int,
+    played: int,
+    tricks_done: int,
+    hearts_broken: bool,
+    points: list[int],
+    voids: list[int],
+) -> list[int]:
+    """Finish the hand with the Normal policy for all four seats; the hand's scores."""
+    hands = list(hands)
+    points = list(points)
+    voids = list(voids)
+    trick = list(trick)
+    first = tricks_done == 0
+    seat = (leader + len(trick)) % 4
+    while tricks_done < 13:
+        while len(trick) < 4:
+            h = hands[seat]
+            led = trick[0] // 13 if trick else -1
+            legal = legal_mask(h, led, first, hearts_broken)
+            c = play_card(seat, h, legal, trick, played, first, points, voids)
+            if led >= 0 and c // 13 != led:
+                voids[seat] |= 1 << led
+            if 26 <= c < 39:
+                hearts_broken = True
+            hands[seat] = h & ~(1 << c)
+            played |= 1 << c
+            trick.append(c)
+            seat = (seat + 1) % 4
+        led = trick[0] // 13
+        win = 0
+        best = trick[0]
+        pts = 0
+        for i in range(4):
+            c = trick[i]
+            if c // 13 == led and c > best:
+                best = c
+                win = i
+            if c == QS:
+                pts += 13
+            elif 26 <= c < 39:
+                pts += 1
+        seat = (seat + win) % 4  # seat is back at the leader after four cards
+        points[seat] += pts
+        trick = []
+        tricks_done += 1
+        first = False
+    for s in range(4):
+        if points[s] == 26:
+            return [0 if t == s else 26 for t in range(4)]
+    return points
+
+
+def candidates(k: Knowledge) -> list[int]:
+    """Legal cards, one per run of cards that are equivalent (nothing unseen between them)."""
+    legal = k.legal
+    unseen = k.unseen
+    out: list[int] = []
+    for suit in range(4):
+        mine = legal & SUIT_MASK[suit]
+        prev = -1
+        while mine:
+            c = low(mine)
+            mine &= mine - 1
+            if prev >= 0 and c != QS and prev != QS:
+                between = ((1 << c) - 1) & ~((1 << (prev + 1)) - 1)
+                if not between & unseen:
+                    out[-1] = c  # equivalent to prev: keep the higher one
+                    prev = c
+                    continue
+            out.append(c)
+            prev = c
+    return out
+
+
+def search_play(
+    k: Knowledge,
+    rng: random.Random,
+    worlds: int = 40,
+    budget_steps: int = 60000,
+    time_limit: float | None = 0.25,
+) -> int:
+    """The Difícil card: fewest mean points over sampled deals, playing out with the Normal policy.
+
+    ``worlds`` caps the sampled deals, ``budget_steps`` the simulated card plays;
+    ``time_limit`` (seconds) is a safety stop (None: none, for reproducible results).
+    """
+    cands = candidates(k)
+    if len(cands) == 1:
+        return cands[0]
+    start = time.perf_counter()
+    remaining = sum(k.cards_left)
+    per_world = max(1, remaining * len(cands))
+    n_worlds = max(4, min(worlds, budget_steps // per_world))
+    leader = (k.me - len(k.trick)) % 4
+    trick = [c for _, c in k.trick]
+    totals = [0.0] * len(cands)
+    done = 0
+    for _ in range(n_worlds):
+        hands = sample_hands(k, rng)
+        for i, c in enumerate(cands):
+            h = list(hands)
+            h[k.me] = k.hand & ~(1 << c)
+            led = trick[0] // 13 if trick else -1
+            voids = list(k.voids)
+            if led >= 0 and c // 13 != led:
+                voids[k.me] |= 1 << led
+            t = trick + [c]
+            played = k.played | (1 << c)
+            hb = k.hearts_broken or 26 <= c < 39
+            scores = _finish(h, t, leader, played, k.tricks_done, hb, k.points, voids)
+            totals[i] += scores[k.me]
+        done += 1
+        if time_limit is not None and time.perf_counter() - start > time_limit:
+            break
+    best = min(range(len(cands)), key=lambda i: (totals[i], cands[i]))
+    return cands[best]
+
+
+def _finish(
+    hands: list[int], trick: list[int], leader: int, played: int, tricks_done: int, hb: bool,
+    points: list[int], voids: list[int],
+) -> list[int]:
+    if len(trick) < 4:
+        return rollout(hands, trick, leader, played, tricks_done, hb, points, voids)
+    led = trick[0] // 13
+    win = 0
+    best = trick[0]
+    pts = 0
+    for i in range(4):
+        c = trick[i]
+        if c // 13 == led and c > best:
+            best = c
+            win = i
+        pts += 13 if c == QS else (1 if 26 <= c < 39 else 0)
+    points = list(points)
+    w = (leader + win) % 4
+    points[w] += pts
+    if tricks_done + 1 == 13:
+        for s in range(4):
+            if points[s] == 26:
+                return [0 if t == s else 26 for t in range(4)]
+        return points
+    return rollout(hands, [], w, played, tricks_done + 1, hb, points, voids)
+
+
+__all__ = ["candidates", "high", "rollout", "sample_hands", "search_play"]
