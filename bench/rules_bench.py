@@ -2,6 +2,7 @@
 
 A "random hand" is: deal a shuffled deck, each seat passes 3 random cards (per the hand's
 direction: left, right, across, none in turn), then random legal cards until the hand ends.
+Both sides use the same driver: ``random.Random`` shuffles and picks, a hand is 52 plays.
 Ours is driven through the engine's own API (``Game.deal``, ``confirm_pass``, ``legal_mask``,
 ``play_index``, ``close_count``); OpenSpiel through ``pyspiel`` from Python.
 
@@ -42,7 +43,7 @@ OPENSPIEL_DIR = (1, 3, 2, 0)
 def ours_hands(n: int, seed: int) -> int:
     """Play ``n`` random hands with our engine; return a checksum of the scores."""
     rng = random.Random(seed)
-    shuffle, sample, randrange = rng.shuffle, rng.sample, rng.randrange
+    shuffle, sample, random_ = rng.shuffle, rng.sample, rng.random
     deck = list(DECK)
     options = Options(target=100)
     game = Game(options)
@@ -57,11 +58,11 @@ def ours_hands(n: int, seed: int) -> int:
             for seat in range(4):
                 game.confirm_pass(seat, [DECK[c] for c in sample(bits(hands[seat]), 3)])
         play, legal_mask = game.play_index, game.legal_mask
-        while game.phase == "playing":
+        for _ in range(52):
             seat = game.turn
-            assert seat is not None
             cards = bits(legal_mask(seat))
-            play(seat, cards[randrange(len(cards))])
+            play(seat, cards[int(random_() * len(cards))])
+        assert game.phase == "counting"
         checksum += game.hand_scores[0] if game.hand_scores else 0
         game.close_count(0)
     return checksum
@@ -73,7 +74,7 @@ def openspiel_hands(n: int, seed: int) -> int:
 
     game = pyspiel.load_game("hearts", OPENSPIEL_PARAMS)
     rng = random.Random(seed)
-    shuffle, sample, randrange = rng.shuffle, rng.sample, rng.randrange
+    shuffle, sample, random_ = rng.shuffle, rng.sample, rng.random
     deck = list(range(52))
     checksum = 0
     for h in range(n):
@@ -87,10 +88,11 @@ def openspiel_hands(n: int, seed: int) -> int:
             for _ in range(4):
                 for card in sample(state.legal_actions(), 3):
                     apply(card)
-        legal_actions, is_terminal = state.legal_actions, state.is_terminal
-        while not is_terminal():
+        legal_actions = state.legal_actions
+        for _ in range(52):
             cards = legal_actions()
-            apply(cards[randrange(len(cards))])
+            apply(cards[int(random_() * len(cards))])
+        assert state.is_terminal()
         checksum += int(state.returns()[0])
     return checksum
 

@@ -35,10 +35,21 @@ TWO_C_BIT = 1 << TWO_OF_CLUBS
 POINTS_MASK = HEARTS_MASK | QS_BIT
 FULL_MASK = (1 << 52) - 1
 
+#: Bit of each card string (``"QS"`` -> ``1 << 49``), so dealing and passing skip parsing.
+CARD_BIT: dict[str, int] = {c: 1 << i for i, c in enumerate(DECK)}
+#: Suit (0-3) of each card index, and its bit.
+SUIT_OF: tuple[int, ...] = tuple(i // 13 for i in range(52))
+BIT: tuple[int, ...] = tuple(1 << i for i in range(52))
+
 # Bit-index lists for every 13-bit pattern, so iterating a mask is a table lookup per suit.
 _BITS13: tuple[tuple[int, ...], ...] = tuple(
     tuple(i for i in range(13) if m >> i & 1) for m in range(1 << 13)
 )
+# The same, per suit, with the card indices already offset (clubs is _BITS13 itself).
+_SUIT_BITS: tuple[tuple[tuple[int, ...], ...], ...] = (_BITS13,) + tuple(
+    tuple(tuple(13 * s + i for i in t) for t in _BITS13) for s in (1, 2, 3)
+)
+_BC, _BD, _BH, _BS = _SUIT_BITS
 
 
 class CardError(ValueError):
@@ -78,13 +89,9 @@ def card_label(card: str) -> str:
 
 def bits(mask: int) -> list[int]:
     """Card indices in ``mask``, ascending."""
-    out: list[int] = []
-    for s in range(4):
-        part = (mask >> (13 * s)) & 0x1FFF
-        if part:
-            base = 13 * s
-            out.extend(base + i for i in _BITS13[part])
-    return out
+    return [
+        *_BC[mask & 0x1FFF], *_BD[mask >> 13 & 0x1FFF], *_BH[mask >> 26 & 0x1FFF], *_BS[mask >> 39]
+    ]
 
 
 def mask_of(cards: Iterable[str]) -> int:

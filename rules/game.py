@@ -10,8 +10,8 @@ Phases, in order, for each hand:
               accusation is still accepted; any seat closes the count (SIGUIENTE MANO)
 ``game_over`` after a closed count in which a total reached the target
 
-Every change goes through :meth:`Game.apply` with a plain action dict, so a game is replayed from its
-action list and a table stores exactly what it applied.
+Every change goes through :meth:`Game.apply` with a plain action dict, so a game is replayed from
+its action list and a table stores exactly what it applied.
 """
 
 from __future__ import annotations
@@ -21,7 +21,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .cards import (
+    BIT,
+    CARD_BIT,
     DECK,
+    FULL_MASK,
     HEARTS,
     HEARTS_MASK,
     POINTS_MASK,
@@ -29,6 +32,7 @@ from .cards import (
     QUEEN_OF_SPADES,
     SUIT_MASK,
     SUIT_NAMES,
+    SUIT_OF,
     SUITS,
     TWO_C_BIT,
     CardError,
@@ -165,12 +169,19 @@ def _card(value: Any) -> int:
 def _three(cards: Any) -> int:
     if not isinstance(cards, (list, tuple)) or len(cards) != 3:
         raise RulesError("bad_pass", "Elige exactamente 3 cartas para pasar")
-    mask = 0
-    for c in cards:
-        mask |= 1 << _card(c)
+    try:
+        mask = CARD_BIT[cards[0]] | CARD_BIT[cards[1]] | CARD_BIT[cards[2]]
+    except (KeyError, TypeError):
+        mask = 0
+        for c in cards:
+            mask |= 1 << _card(c)
     if mask.bit_count() != 3:
         raise RulesError("bad_pass", "Elige 3 cartas distintas para pasar")
     return mask
+
+
+_NOT_HEARTS: Final = FULL_MASK & ~HEARTS_MASK
+_NOT_POINTS: Final = FULL_MASK & ~POINTS_MASK
 
 
 class Game:
@@ -178,12 +189,18 @@ class Game:
 
     __slots__ = (
         "options", "phase", "hand_number", "totals", "history", "hands", "dealt", "pass_sel",
-        "pass_ok", "received", "trick", "leader", "turn", "tricks", "taken", "hearts_broken",
-        "played", "reneges", "hand_scores", "moon", "accusation", "winners",
+        "pass_ok", "received", "leader", "turn", "tricks", "taken", "hearts_broken",
+        "reneges", "hand_scores", "moon", "accusation", "winners",
+        # The current trick's cards in play order (the first one is the leader's).
+        "_tcards",
+        # Derived, kept for speed: the led suit (-1 when leading), the card winning the current
+        # trick and its seat, the options' renege flag.
+        "_led", "_best", "_best_seat", "_permitido",
     )
 
     def __init__(self, options: Options | None = None) -> None:
         self.options: Options = options or Options()
+        self._permitido: bool = self.options.permitido
         self.phase: str = DEALING
         self.hand_number: int = 0
         self.totals: list[int] = [0, 0, 0, 0]
@@ -197,17 +214,19 @@ class Game:
         self.pass_sel: list[int] = [0, 0, 0, 0]
         self.pass_ok: list[bool] = [False, False, False, False]
         self.received: list[int] = [0, 0, 0, 0]
-        self.trick: list[tuple[int, int]] = []
+        self._tcards: list[int] = []
         self.leader: int = 0
         self.turn: int | None = None
         self.tricks: list[tuple[int, tuple[int, ...], int]] = []
         self.taken: list[int] = [0, 0, 0, 0]
         self.hearts_broken: bool = False
-        self.played: int = 0
         self.reneges: list[tuple[int, int, int]] = []
         self.hand_scores: list[int] | None = None
         self.moon: int | None = None
         self.accusation: dict[str, Any] | None = None
+        self._led: int = -1
+        self._best: int = -1
+        self._best_seat: int = -1
 
     # ----------------------------------------------------------------- queries
 
@@ -216,8 +235,22 @@ class Game:
         return pass_direction(self.hand_number) if self.hand_number else "none"
 
     @property
+    def trick(self) -> list[tuple[int, int]]:
+        """The current trick as (seat, card index) pairs in play order."""
+        leader = self.leader
+        return [((leader + i) & 3, c) for i, c in enumerate(self._tcards)]
+
+    @property
+    def played(self) -> int:
+        """Mask of the cards played in this hand (kept after it ends, until the next deal)."""
+        if self.phase == PASSING or not self.hand_number:
+            return 0
+        h = self.hands
+        return FULL_MASK & ~(h[0] | h[1] | h[2] | h[3])
+
+    @property
     def led_suit(self) -> int:
-        return self.trick[0][1] // 13 if self.trick else -1
+        return self._led
 
     @property
     def first_trick(self) -> bool:
@@ -225,19 +258,30 @@ class Game:
 
     def legal_mask(self, seat: int) -> int:
         """Cards ``seat`` may play now (0 if it is not its turn to play)."""
-        if self.phase != PLAYING or self.turn != seat:
+        # ``turn`` is None in every phase but playing.
+        if seat != self.turn:
             return 0
-        return legal_mask(
-            self.hands[seat], self.led_suit, not self.tricks, self.hearts_broken,
-            self.options.permitido,
-        )
+        hand = self.hands[seat]
+        led = self._led
+        if led < 0:
+            if not self.tricks:
+                return hand & TWO_C_BIT
+            if self.hearts_broken:
+                return hand
+            return hand & _NOT_HEARTS or hand
+        follow = hand & SUIT_MASK[led]
+        if follow and not self._permitido:
+            return follow
+        if not self.tricks:
+            return hand & _NOT_POINTS or hand
+        return hand
 
     def legal_cards(self, seat: int) -> list[str]:
         return cards_of(self.legal_mask(seat))
 
     def renege_mask(self, seat: int) -> int:
         """Cards ``seat`` may play now that would be a renuncio (permitido only)."""
-        if not self.options.permitido or self.phase != PLAYING or self.turn != seat or not self.trick:
+        if not self._permitido or self.turn != seat or not self._tcards:
             return 0
         hand = self.hands[seat]
         follow = hand & SUIT_MASK[self.led_suit]
@@ -271,7 +315,7 @@ class Game:
     def display_totals(self) -> list[int]:
         """Totals including this hand's scores while they are being counted."""
         if self.phase == COUNTING and self.hand_scores is not None:
-            return [t + h for t, h in zip(self.totals, self.hand_scores)]
+            return [t + h for t, h in zip(self.totals, self.hand_scores, strict=True)]
         return list(self.totals)
 
     # ----------------------------------------------------------------- actions
@@ -301,13 +345,20 @@ class Game:
             raise RulesError("wrong_phase", "Ahora no se reparte")
         if not isinstance(deck, (list, tuple)) or len(deck) != 52:
             raise RulesError("bad_deck", "El mazo debe tener 52 cartas")
-        idx = [_card(c) for c in deck]
-        if len(set(idx)) != 52:
+        try:
+            card_bits = [CARD_BIT[c] for c in deck]
+        except (KeyError, TypeError):
+            for c in deck:
+                _card(c)
+            raise
+        # 52 powers of two add up to the full mask only when they are all different.
+        if sum(card_bits) != FULL_MASK:
             raise RulesError("bad_deck", "El mazo debe tener 52 cartas distintas")
         self._reset_hand()
         self.hand_number += 1
-        for i, c in enumerate(idx):
-            self.hands[i % 4] |= 1 << c
+        self.hands = [
+            sum(card_bits[0::4]), sum(card_bits[1::4]), sum(card_bits[2::4]), sum(card_bits[3::4])
+        ]
         self.dealt = list(self.hands)
         events: list[dict[str, Any]] = [
             {"type": "deal", "hand_number": self.hand_number, "pass": self.pass_dir}
@@ -364,11 +415,13 @@ class Game:
             raise RulesError("wrong_phase", "Ahora no se juegan cartas")
         if self.turn != seat:
             raise RulesError("not_your_turn", "No es tu turno")
+        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 52:
+            raise RulesError("bad_card", "Esa carta no existe")
         hand = self.hands[seat]
         if not hand >> card & 1:
             raise RulesError("not_in_hand", "Esa carta no está en tu mano")
         err = illegal_reason(
-            hand, card, self.led_suit, not self.tricks, self.hearts_broken, self.options.permitido
+            hand, card, self._led, not self.tricks, self.hearts_broken, self._permitido
         )
         if err is not None:
             raise err
@@ -379,48 +432,66 @@ class Game:
 
     def play_index(self, seat: int, card: int) -> list[dict[str, Any]]:
         """:meth:`play` with the card as an index (the fast path robots and benchmarks use)."""
-        hand = self.hands[seat]
-        if (
-            self.phase != PLAYING
-            or self.turn != seat
-            or not legal_mask(
-                hand, self.led_suit, not self.tricks, self.hearts_broken, self.options.permitido
-            ) >> card & 1
-        ):
+        # ``turn`` is None in every phase but playing; a refused card raises from _check_play.
+        if seat != self.turn or not 0 <= card < 52:
             self._check_play(seat, card)
-        bit = 1 << card
+        hand = self.hands[seat]
+        bit = BIT[card]
+        suit = SUIT_OF[card]
+        led = self._led
+        if led < 0:
+            if not hand & bit:
+                self._check_play(seat, card)
+            if not self.tricks:
+                if bit != TWO_C_BIT:
+                    self._check_play(seat, card)
+            elif suit == HEARTS and not self.hearts_broken and hand & _NOT_HEARTS:
+                self._check_play(seat, card)
+            self._led = suit
+            self._best = card
+            self._best_seat = seat
+        else:
+            if suit != led:
+                if not hand & bit:
+                    self._check_play(seat, card)
+                if not self.tricks and bit & POINTS_MASK and hand & _NOT_POINTS:
+                    self._check_play(seat, card)
+                if hand & SUIT_MASK[led]:
+                    if not self._permitido:
+                        self._check_play(seat, card)
+                    self.reneges.append((seat, len(self.tricks), card))
+            elif not hand & bit:
+                self._check_play(seat, card)
+            elif card > self._best:
+                self._best = card
+                self._best_seat = seat
+        self.hands[seat] = hand ^ bit
+        cards = self._tcards
+        cards.append(card)
         events: list[dict[str, Any]] = [{"type": "play", "seat": seat, "card": DECK[card]}]
-        if self.trick:
-            led = self.trick[0][1] // 13
-            if card // 13 != led and hand & SUIT_MASK[led]:
-                self.reneges.append((seat, len(self.tricks), card))
-        self.hands[seat] = hand & ~bit
-        self.trick.append((seat, card))
-        self.played |= bit
-        if card // 13 == HEARTS and not self.hearts_broken:
-            self.hearts_broken = True
-            events.append({"type": "hearts_broken"})
+        if suit == HEARTS:
+            if not self.hearts_broken:
+                self.hearts_broken = True
+                events.append({"type": "hearts_broken"})
         elif card == QUEEN_OF_SPADES:
             events.append({"type": "queen_played", "seat": seat})
-        if len(self.trick) < 4:
-            self.turn = (seat + 1) % 4
+        if len(cards) < 4:
+            self.turn = (seat + 1) & 3
             return events
-        led = self.trick[0][1] // 13
-        winner, best = self.trick[0]
-        trick_mask = 0
-        for s, c in self.trick:
-            trick_mask |= 1 << c
-            if c // 13 == led and c > best:
-                winner, best = s, c
-        self.tricks.append((self.trick[0][0], tuple(c for _, c in self.trick), winner))
+        winner = self._best_seat
+        a, b, c, d = cards
+        trick_mask = BIT[a] | BIT[b] | BIT[c] | BIT[d]
+        tricks = self.tricks
+        tricks.append((self.leader, (a, b, c, d), winner))
         self.taken[winner] |= trick_mask
-        self.trick = []
+        self._tcards = []
+        self._led = -1
         self.leader = self.turn = winner
-        events.append(
-            {"type": "trick", "number": len(self.tricks), "winner": winner,
-             "points": points_of_mask(trick_mask)}
-        )
-        if len(self.tricks) == 13:
+        pts = trick_mask & POINTS_MASK
+        if pts:
+            pts = (pts & HEARTS_MASK).bit_count() + (13 if pts & QS_BIT else 0)
+        events.append({"type": "trick", "number": len(tricks), "winner": winner, "points": pts})
+        if len(tricks) == 13:
             events.append(self._end_hand())
         return events
 
@@ -466,7 +537,9 @@ class Game:
         ]
 
     def close_count(self, seat: int) -> list[dict[str, Any]]:
-        """SIGUIENTE MANO: add the hand to the totals; the game ends if a total reached the target."""
+        """SIGUIENTE MANO: add the hand to the totals; the game ends if a total reached the target.
+
+        Every seat with the lowest total wins (a tie shares the victory)."""
         if self.phase != COUNTING or self.hand_scores is None:
             raise RulesError("wrong_phase", "La mano todavía no terminó")
         self.totals = self.display_totals()
@@ -479,12 +552,16 @@ class Game:
                 "accusation": self.accusation,
             }
         )
-        events: list[dict[str, Any]] = [{"type": "count_closed", "seat": seat, "totals": list(self.totals)}]
+        events: list[dict[str, Any]] = [
+            {"type": "count_closed", "seat": seat, "totals": list(self.totals)}
+        ]
         if max(self.totals) >= self.options.target:
             low = min(self.totals)
             self.winners = [s for s in range(4) if self.totals[s] == low]
             self.phase = GAME_OVER
-            events.append({"type": "game_over", "winners": list(self.winners), "totals": list(self.totals)})
+            events.append(
+                {"type": "game_over", "winners": list(self.winners), "totals": list(self.totals)}
+            )
         else:
             self.phase = DEALING
         return events
@@ -529,8 +606,9 @@ class Game:
         g.pass_sel = [mask_of(h) for h in data["pass_sel"]]
         g.pass_ok = list(data["pass_ok"])
         g.received = [mask_of(h) for h in data["received"]]
-        g.trick = [(s, parse_card(c)) for s, c in data["trick"]]
         g.leader = data["leader"]
+        trick = [(s, parse_card(c)) for s, c in data["trick"]]
+        g._tcards = [c for _, c in trick]
         g.turn = data["turn"]
         g.tricks = [(ld, tuple(parse_card(c) for c in cs), w) for ld, cs, w in data["tricks"]]
         g.hearts_broken = data["hearts_broken"]
@@ -538,16 +616,16 @@ class Game:
         g.hand_scores = None if data["hand_scores"] is None else list(data["hand_scores"])
         g.moon = data["moon"]
         g.accusation = None if data["accusation"] is None else dict(data["accusation"])
-        g.played = 0
-        for _, cs, _ in g.tricks:
-            for c in cs:
-                g.played |= 1 << c
-        for _, c in g.trick:
-            g.played |= 1 << c
         g.taken = [0, 0, 0, 0]
         for _, cs, w in g.tricks:
             for c in cs:
                 g.taken[w] |= 1 << c
+        if trick:
+            g._led = trick[0][1] // 13
+            g._best_seat, g._best = trick[0]
+            for s, c in trick:
+                if c // 13 == g._led and c > g._best:
+                    g._best_seat, g._best = s, c
         return g
 
     @classmethod

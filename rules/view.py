@@ -1,8 +1,8 @@
 """What one seat, or a spectator, may know of a game.
 
-``view_for(game, seat)`` is the only thing robots and pages ever see. It carries the seat's own hand,
-what it passed and received, every card played and by whom, and public facts; never another seat's
-hand, another seat's pass, the deck, or who reneged before a ruling makes it public.
+``view_for(game, seat)`` is the only thing robots and pages ever see. It carries the seat's own
+hand, what it passed and received, every card played and by whom, and public facts; never another
+seat's hand, another seat's pass, the deck, or who reneged before a ruling makes it public.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .game import (
 
 
 def view_for(game: Game, seat: int | None) -> dict[str, Any]:
-    """The JSON-able view of ``game`` for ``seat`` (0-3), or for a spectator when ``seat`` is None."""
+    """The JSON-able view of ``game`` for ``seat`` (0-3); for a spectator when ``seat`` is None."""
     phase = game.phase
     direction = game.pass_dir
     tricks = [
@@ -93,8 +93,11 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
     hand = game.hands[seat]
     v["hand"] = cards_of(hand)
     v["pass_to"] = pass_target(seat, direction) if direction != "none" else None
-    v["pass_from"] = pass_target(seat, {"left": "right", "right": "left"}.get(direction, direction)) \
-        if direction != "none" else None
+    v["pass_from"] = (
+        pass_target(seat, {"left": "right", "right": "left"}.get(direction, direction))
+        if direction != "none"
+        else None
+    )
     v["pass_selected"] = cards_of(game.pass_sel[seat]) if phase == PASSING else []
     v["passed"] = cards_of(game.pass_sel[seat]) if game.pass_ok[seat] or phase != PASSING else []
     if direction == "none":
