@@ -63,18 +63,22 @@ def play_card(
     first: bool,
     points: list[int],
     voids: list[int],
+    stop_moons: bool = True,
 ) -> int:
     """The Normal robot's card (an index in ``legal``).
 
     ``trick`` holds the cards on the table in order (the leader is ``me - len(trick)``), ``played``
     every card played this hand including them, ``points`` what each seat took so far, ``voids`` the
-    suits (bits 0-3) each seat showed out of.
+    suits (bits 0-3) each seat showed out of. ``stop_moons=False`` plays as if nobody were going
+    for the moon (how the search models opponents who may not bother to stop one).
     """
     if legal & (legal - 1) == 0:
         return low(legal)
     out = FULL & ~played & ~hand  # cards in the other three hands
     n = len(trick)
-    threat = moon_threat(me, points)
+    if points[me] >= 16 and _all_points_mine(me, points):
+        return _shoot(hand, legal, trick, out)
+    threat = moon_threat(me, points) if stop_moons else -1
     if n == 0:
         return _lead(me, hand, legal, out, voids, threat, points)
     led = trick[0] // 13
@@ -89,6 +93,41 @@ def play_card(
     if follow:
         return _follow(me, hand, follow, trick, win, win_pos, led, out, first, voids, threat)
     return _discard(me, legal, trick, win_pos, out, first, threat)
+
+
+def _all_points_mine(me: int, points: list[int]) -> bool:
+    for s in range(4):
+        if s != me and points[s]:
+            return False
+    return True
+
+
+def _shoot(hand: int, legal: int, trick: list[int], out: int) -> int:
+    """Going for the moon: win every trick that holds a point, give nothing away."""
+    if not trick:
+        # Lead a sure winner (nothing higher outstanding), hearts first; else my highest card.
+        for suit in (2, 3, 1, 0):
+            mine = legal & SUIT_MASK[suit]
+            if mine:
+                c = high(mine)
+                if not (out & SUIT_MASK[suit] & ~((1 << c) - 1)):
+                    return c
+        best = -1
+        for suit in range(4):
+            mine = legal & SUIT_MASK[suit]
+            if mine and (best < 0 or high(mine) % 13 > best % 13):
+                best = high(mine)
+        return best
+    led = trick[0] // 13
+    follow = legal & SUIT_MASK[led]
+    if follow:
+        win = max(c for c in trick if c // 13 == led)
+        return high(follow) if high(follow) > win else low(follow)
+    safe = legal & ~POINTS
+    if safe:
+        # Keep sure winners: throw the lowest card of the weakest suit.
+        return min((c for c in range(52) if safe >> c & 1), key=lambda c: c % 13)
+    return low(legal)
 
 
 def _follow(

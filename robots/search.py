@@ -77,8 +77,12 @@ def rollout(
     hearts_broken: bool,
     points: list[int],
     voids: list[int],
+    me: int = -1,
 ) -> list[int]:
-    """Finish the hand with the Normal policy for all four seats; the hand's scores."""
+    """Finish the hand with the Normal policy for all four seats; the hand's scores.
+
+    Only ``me`` tries to stop a moon: the search does not count on the others to do it.
+    """
     hands = list(hands)
     points = list(points)
     voids = list(voids)
@@ -90,7 +94,7 @@ def rollout(
             h = hands[seat]
             led = trick[0] // 13 if trick else -1
             legal = legal_mask(h, led, first, hearts_broken)
-            c = play_card(seat, h, legal, trick, played, first, points, voids)
+            c = play_card(seat, h, legal, trick, played, first, points, voids, seat == me)
             if led >= 0 and c // 13 != led:
                 voids[seat] |= 1 << led
             if 26 <= c < 39:
@@ -180,7 +184,7 @@ def search_play(
             t = trick + [c]
             played = k.played | (1 << c)
             hb = k.hearts_broken or 26 <= c < 39
-            scores = _finish(h, t, leader, played, k.tricks_done, hb, k.points, voids)
+            scores = _finish(h, t, leader, played, k.tricks_done, hb, k.points, voids, k.me)
             totals[i] += scores[k.me]
         done += 1
         if time_limit is not None and time.perf_counter() - start > time_limit:
@@ -191,10 +195,10 @@ def search_play(
 
 def _finish(
     hands: list[int], trick: list[int], leader: int, played: int, tricks_done: int, hb: bool,
-    points: list[int], voids: list[int],
+    points: list[int], voids: list[int], me: int,
 ) -> list[int]:
     if len(trick) < 4:
-        return rollout(hands, trick, leader, played, tricks_done, hb, points, voids)
+        return rollout(hands, trick, leader, played, tricks_done, hb, points, voids, me)
     led = trick[0] // 13
     win = 0
     best = trick[0]
@@ -213,7 +217,7 @@ def _finish(
             if points[s] == 26:
                 return [0 if t == s else 26 for t in range(4)]
         return points
-    return rollout(hands, [], w, played, tricks_done + 1, hb, points, voids)
+    return rollout(hands, [], w, played, tricks_done + 1, hb, points, voids, me)
 
 
 __all__ = ["candidates", "high", "rollout", "sample_hands", "search_play"]

@@ -1,0 +1,154 @@
+"""The Normal robot follows seed 000's advice; the arena runs."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import robots
+from rules import Game, view_for
+from rules.cards import DECK
+
+
+def _deal_with(hand: list[str], hand_number: int = 0) -> Game:
+    """A game whose seat 0 holds ``hand``; the other cards go round the other seats."""
+    rest = [c for c in DECK if c not in hand]
+    random.Random(1).shuffle(rest)
+    deck: list[str] = []
+    for i in range(13):
+        deck.append(hand[i])
+        deck.extend(rest[3 * i: 3 * i + 3])
+    g = Game()
+    g.hand_number = hand_number
+    g.apply({"type": "deal", "deck": deck})
+    assert sorted(view_for(g, 0)["hand"]) == sorted(hand)
+    return g
+
+
+def _pass_of(hand: str) -> set[str]:
+    g = _deal_with(hand.split())
+    a = robots.decide(view_for(g, 0), "normal", random.Random(0))
+    assert a["type"] == "confirm_pass"
+    return set(a["cards"])
+
+
+def test_pass_queen_and_high_spades_when_spades_are_short() -> None:
+    p = _pass_of("QS KS 3S 2C 5C 9C JC 4D 8D TD 3H 6H 9H")
+    assert p >= {"QS", "KS"}
+
+
+def test_pass_ace_of_spades_when_short_without_queen() -> None:
+    p = _pass_of("AS 4S 2C 3C 5C 9C 4D 5D 8D 9D 3H 6H 9H")
+    assert "AS" in p
+
+
+def test_keep_queen_guarded_by_four_low_spades() -> None:
+    p = _pass_of("QS 2S 4S 6S 8S 2C 5C 9C 4D 8D AD 3H 9H")
+    assert "QS" not in p
+    assert not p & {"2S", "4S", "6S", "8S"}, "the guards stay"
+
+
+def test_make_a_void_in_a_short_suit() -> None:
+    p = _pass_of("KD 2S 4S 6S 3C 5C 7C 8C 2H 3H 4H 5H 6H")
+    assert "KD" in p
+    p = _pass_of("KD 9D 2S 4S 6S 3C 5C 7C 8C 2H 3H 4H 5H")
+    assert {"KD", "9D"} <= p
+
+
+def test_shed_high_hearts() -> None:
+    p = _pass_of("AH KH 4H 2S 4S 6S 2C 3C 5C 2D 3D 4D 5D")
+    assert {"AH", "KH"} <= p
+
+
+def _view(**kw: Any) -> dict[str, Any]:
+    v: dict[str, Any] = {
+        "seat": 0, "phase": "playing", "options": {"target": 100, "renege": "impedido"},
+        "pass_direction": "none", "pass_confirmed": [True] * 4, "turn": 0, "to_act": [0],
+        "hearts_broken": True, "passed": [], "received": [], "pass_to": None, "pass_from": None,
+        "renege_cards": [], "illegal": {},
+    }
+    v.update(kw)
+    return v
+
+
+def _trick(n: int, leader: int, cards: list[str], winner: int) -> dict[str, Any]:
+    return {"number": n, "leader": leader, "winner": winner,
+            "cards": [{"seat": (leader + i) % 4, "card": c} for i, c in enumerate(cards)]}
+
+
+def test_stop_the_moon_by_taking_a_heart() -> None:
+    """Seat 3 took every point so far; I can win this heart trick with A♥ instead of ducking."""
+    tricks = [
+        _trick(1, 1, ["2C", "AC", "3C", "KC"], 2),
+        _trick(2, 2, ["4C", "QC", "JC", "5C"], 3),
+        _trick(3, 3, ["AD", "2D", "3D", "QS"], 3),   # seat 2 dumps Q♠ on seat 3 (not on me)
+        _trick(4, 3, ["KD", "2H", "4D", "5D"], 3),   # seat 0 sheds 2H
+    ]
+    hand = ["AH", "3H", "6C", "7C", "8C", "9C", "6D", "7D", "TS"]
+    trick = [{"seat": 2, "card": "5H"}, {"seat": 3, "card": "KH"}]
+    v = _view(
+        tricks=tricks, trick=trick, hand=hand, legal=["3H", "AH"], leader=2,
+        points_taken=[0, 0, 0, 15], cards_left=[9, 9, 8, 8], moon_threat=3, turn=0,
+    )
+    # Without a threat the Normal robot ducks under K♥ ...
+    calm = _view(**{**v, "points_taken": [1, 0, 0, 14], "moon_threat": None})
+    assert robots.decide(calm, "normal", random.Random(0)) == {"type": "play", "card": "3H"}
+    # ... with one it takes the trick.
+    assert robots.decide(v, "normal", random.Random(0)) == {"type": "play", "card": "AH"}
+    assert robots.decide(v, "dificil", random.Random(0), time_limit=None) == {
+        "type": "play", "card": "AH"}
+
+
+def test_duck_under_the_winning_card_and_dump_the_queen() -> None:
+    tricks = [_trick(1, 0, ["2C", "3C", "4C", "5C"], 3)]
+    hand = ["QS", "TD", "6D", "2D", "7H", "8H", "9H", "3S", "4S", "9S", "JS", "KC"]
+    v = _view(tricks=tricks, hand=hand, trick=[{"seat": 3, "card": "8D"}],
+              legal=["2D", "6D", "TD"], points_taken=[0, 0, 0, 0], cards_left=[12, 12, 12, 11],
+              leader=3, hearts_broken=False)
+    assert robots.decide(v, "normal", random.Random(0))["card"] == "6D"
+    void = _view(**{**v, "hand": ["QS", "7H", "8H", "9H", "3S", "4S", "9S", "JS", "KC", "AH",
+                                  "2H", "5S"],
+                    "legal": ["QS", "7H", "8H", "9H", "3S", "4S", "9S", "JS", "KC", "AH", "2H",
+                              "5S"]})
+    assert robots.decide(void, "normal", random.Random(0))["card"] == "QS"
+
+
+def _arena() -> Any:
+    path = Path(__file__).resolve().parents[2] / "bench" / "arena.py"
+    spec = importlib.util.spec_from_file_location("arena_for_tests", path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["arena_for_tests"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("renege", ["impedido", "permitido"])
+def test_arena_smoke(renege: str) -> None:
+    arena = _arena()
+    decks = arena.deals(16, 77)
+    ref = arena.reference(decks, renege)
+    row = arena.duplicate(lambda: arena.Robot("normal", random.Random(1)), "normal", decks, ref,
+                          renege, progress=False)
+    assert row.deals == 16 and row.hands == 64
+    assert row.mean_diff() < 0, "Normal takes fewer points than Básico in the same seats"
+    assert len(row.__dict__["times"]) > 64 * 10
+    easy = arena.duplicate(lambda: arena.Robot("facil", random.Random(1)), "facil", decks[:4],
+                           ref, renege, progress=False)
+    assert easy.hands == 16
+    hard = arena.duplicate(lambda: arena.Robot("dificil", random.Random(1)), "dificil",
+                           decks[:2], ref, renege, progress=False)
+    assert hard.hands == 8 and all(0 <= p <= 26 for p in hard.points)
+
+
+def test_arena_ismcts_reference_plays_legally() -> None:
+    arena = _arena()
+    decks = arena.deals(2, 5)
+    ref = arena.reference(decks)
+    row = arena.duplicate(lambda: arena.Ismcts(50, 1), "ismcts", decks, ref, progress=False)
+    assert row.hands == 8  # play_hand applies every card through the rules, which refuse illegal
