@@ -3,23 +3,74 @@
 from __future__ import annotations
 
 import os
+import secrets
 from typing import Any
 
 from flask import Flask
 
 
+def _secret_key(instance_path: str) -> str:
+    """SECRET_KEY from the environment, or a random one kept in instance/ (shared by processes)."""
+    env = os.environ.get("SECRET_KEY")
+    if env:
+        return env
+    path = os.path.join(instance_path, "secret_key")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_hex(32))
+    for _ in range(50):
+        with open(path) as f:
+            key = f.read().strip()
+        if key:
+            return key
+        import time
+
+        time.sleep(0.02)
+    raise RuntimeError("instance/secret_key is empty")
+
+
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
-    app = Flask(__name__, instance_relative_config=True)
+    instance = os.environ.get("CORAZONES_INSTANCE") or None
+    app = Flask(__name__, instance_relative_config=True, instance_path=instance)
     os.makedirs(app.instance_path, exist_ok=True)
+    db_url = os.environ.get("DATABASE_URL") or (
+        "sqlite:///" + os.path.join(app.instance_path, "corazones.db")
+    )
+    app.config.from_mapping(
+        SQLALCHEMY_DATABASE_URI=db_url,
+        SQLALCHEMY_ENGINE_OPTIONS={"pool_pre_ping": True},
+        REDIS_URL=os.environ.get("REDIS_URL", ""),
+        MAX_CONTENT_LENGTH=64 * 1024,
+        WTF_CSRF_TIME_LIMIT=None,
+        WTF_CSRF_HEADERS=["X-CSRFToken", "X-CSRF-Token"],
+        WTF_CSRF_SSL_STRICT=False,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=os.environ.get("CORAZONES_HTTPS", "") == "1",
+        POLL_TIMEOUT=float(os.environ.get("POLL_TIMEOUT", "25")),
+        POLL_RECHECK=float(os.environ.get("POLL_RECHECK", "0.5")),
+        ROBOT_WORKER=os.environ.get("ROBOT_WORKER", "thread"),
+        ROBOT_SWEEP=float(os.environ.get("ROBOT_SWEEP", "3")),
+        ROBOT_DELAY=float(os.environ.get("ROBOT_DELAY", "0")),
+        SCHEDULER=os.environ.get("SCHEDULER", "inprocess"),
+        TABLE_EXPIRY_DAYS=int(os.environ.get("TABLE_EXPIRY_DAYS", "30")),
+        VAPID_PUBLIC_KEY="",
+    )
+    app.config.from_pyfile("config.py", silent=True)
     if test_config:
         app.config.update(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _secret_key(app.instance_path)
 
-    @app.get("/")
-    def home() -> str:
-        return "<!doctype html><html lang=es><title>Corazones</title><h1>Corazones</h1>"
+    import tables
 
-    @app.cli.command("setup")
-    def setup() -> None:
-        """Prepare instance/ (database, keys) for `make run`."""
+    tables.init_app(app)
+    if app.config["SCHEDULER"] == "inprocess" and not app.config.get("TESTING"):
+        from tables.scheduler import start_background
 
+        start_background(app)
     return app

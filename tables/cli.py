@@ -1,0 +1,49 @@
+"""CLI: ``flask setup`` (instance dir + migrations), ``flask robots``, ``flask scheduler``,
+``flask expire``."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import click
+from flask import Flask
+
+
+def register_cli(app: Flask) -> None:
+    @app.cli.command("setup")
+    def setup() -> None:
+        """Prepare instance/ and bring the database schema up to date."""
+        from flask_migrate import upgrade
+
+        os.makedirs(app.instance_path, exist_ok=True)
+        upgrade(directory=app.config.get("MIGRATIONS_DIR", "migrations"))
+        click.echo("database ready")
+
+    @app.cli.command("robots")
+    def robots_cmd() -> None:
+        """Run a robot worker in the foreground (robots of every table, durable sweeps)."""
+        from .robot_worker import RobotWorker
+
+        worker = RobotWorker(app)
+        worker.start()
+        click.echo("robot worker running")
+        try:
+            while worker.thread.is_alive():
+                time.sleep(1)
+        except KeyboardInterrupt:
+            worker.stop()
+
+    @app.cli.command("scheduler")
+    def scheduler_cmd() -> None:
+        """Run the one scheduler process (table expiry, robot sweeps)."""
+        from .scheduler import run_blocking
+
+        run_blocking(app)
+
+    @app.cli.command("expire")
+    def expire_cmd() -> None:
+        """Delete tables idle for TABLE_EXPIRY_DAYS days now."""
+        from .scheduler import expire_job
+
+        click.echo(f"expired {expire_job(app)} tables")

@@ -1,0 +1,84 @@
+"""The database handle, SQLite set-up, and the one locked transaction every action runs in.
+
+SQLite: WAL, a busy timeout, and ``BEGIN IMMEDIATE`` for action transactions (so two writers
+queue on the database lock instead of failing when a deferred read transaction tries to upgrade).
+PostgreSQL: ``SELECT ... FOR UPDATE`` on the table row.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from flask import Flask
+from flask_sqlalchemy import SQLAlchemy
+from sqlalchemy import event, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+db = SQLAlchemy(model_class=Base)
+
+_IMMEDIATE: contextvars.ContextVar[bool] = contextvars.ContextVar("immediate", default=False)
+
+
+def is_sqlite(engine: Engine | None = None) -> bool:
+    return (engine or db.engine).dialect.name == "sqlite"
+
+
+def _setup_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy (not the sqlite3 module) emit BEGIN, so we can choose IMMEDIATE.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA busy_timeout=15000")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if _IMMEDIATE.get() else "BEGIN")
+
+
+def init_db(app: Flask) -> None:
+    db.init_app(app)
+    with app.app_context():
+        engine = db.engine
+        if engine.dialect.name == "sqlite":
+            _setup_sqlite(engine)
+
+
+@contextmanager
+def locked_table(table_id: str) -> Iterator[Any]:
+    """One transaction holding the lock of table ``table_id``; yields the row (or None).
+
+    Commits on a normal exit, rolls back on an exception. Any read transaction the session had
+    open is ended first, so what we read inside is current.
+    """
+    from .models import Table
+
+    db.session.rollback()
+    token = _IMMEDIATE.set(True)
+    try:
+        stmt = select(Table).where(Table.id == table_id)
+        if not is_sqlite():
+            stmt = stmt.with_for_update()
+        stmt = stmt.execution_options(populate_existing=True)
+        table = db.session.execute(stmt).scalar_one_or_none()
+        try:
+            yield table
+            db.session.commit()
+        except BaseException:
+            db.session.rollback()
+            raise
+    finally:
+        _IMMEDIATE.reset(token)

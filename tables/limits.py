@@ -1,0 +1,29 @@
+"""Rate limits (table creation, chat): Redis storage when REDIS_URL is set, so every process
+shares them; memory otherwise."""
+
+from __future__ import annotations
+
+from flask import Flask, request
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+
+limiter = Limiter(key_func=get_remote_address, default_limits=[])
+
+
+def chat_exempt() -> bool:
+    """The actions route only counts chat and taunts against the chat limit."""
+    if request.form:
+        kind = request.form.get("type")
+    else:
+        data = request.get_json(silent=True, force=True)
+        kind = data.get("type") if isinstance(data, dict) else None
+    return kind not in ("chat", "taunt")
+
+
+def init_limits(app: Flask) -> None:
+    app.config.setdefault("RATELIMIT_CREATE", "30 per hour;10 per minute")
+    app.config.setdefault("RATELIMIT_CHAT", "20 per minute")
+    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", False)
+    url = app.config.get("REDIS_URL")
+    app.config.setdefault("RATELIMIT_STORAGE_URI", url if url else "memory://")
+    limiter.init_app(app)

@@ -1,0 +1,114 @@
+"""Waking the pages: an in-process condition, Redis pub/sub across processes, a version re-check.
+
+``publish`` is called after each commit. ``wait_for_version`` is what a long-poll does: it wakes on
+a local notify or on a Redis message from another process, and re-reads the table's version at
+least every ``POLL_RECHECK`` seconds whatever happens (the floor when Redis is absent or down).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask
+
+CHANNEL = "corazones:tables"
+
+_cond = threading.Condition()
+_seen: dict[str, int] = {}
+_redis: Any = None
+_listener: threading.Thread | None = None
+_presence: dict[str, dict[str, float]] = {}
+_presence_lock = threading.Lock()
+PRESENCE_WINDOW = 60.0
+
+
+def _note(table_id: str, version: int) -> None:
+    with _cond:
+        if version > _seen.get(table_id, 0):
+            _seen[table_id] = version
+        if len(_seen) > 10000:
+            _seen.clear()
+        _cond.notify_all()
+
+
+def publish(table_id: str, version: int) -> None:
+    _note(table_id, version)
+    if _redis is not None:
+        try:
+            _redis.publish(CHANNEL, f"{table_id} {version}")
+        except Exception:  # Redis down: the periodic re-check still delivers
+            pass
+
+
+def _listen(url: str) -> None:
+    import redis
+
+    while True:
+        try:
+            client = redis.Redis.from_url(url)
+            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            pubsub.subscribe(CHANNEL)
+            for msg in pubsub.listen():
+                data = msg.get("data")
+                if isinstance(data, bytes):
+                    parts = data.decode(errors="replace").split()
+                    if len(parts) == 2 and parts[1].isdigit():
+                        _note(parts[0], int(parts[1]))
+        except Exception:
+            time.sleep(1.0)
+
+
+def init_live(app: Flask) -> None:
+    global _redis, _listener
+    url = app.config.get("REDIS_URL")
+    if url and _redis is None:
+        import redis
+
+        _redis = redis.Redis.from_url(url)
+        _listener = threading.Thread(target=_listen, args=(url,), daemon=True,
+                                     name="corazones-live")
+        _listener.start()
+
+
+def wait_for_version(
+    table_id: str, since: int, timeout: float, recheck: float, read_version: Callable[[], int]
+) -> int:
+    """Block until the table's version exceeds ``since`` or ``timeout`` passes; returns it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        version = read_version()
+        if version > since:
+            return version
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return version
+        step = min(recheck, remaining)
+        end = time.monotonic() + step
+        with _cond:
+            while _seen.get(table_id, 0) <= since:
+                left = end - time.monotonic()
+                if left <= 0:
+                    break
+                _cond.wait(left)
+
+
+def touch(table_id: str, who: str) -> None:
+    """Note that ``who`` (a device hash or an address) is looking at the table."""
+    now = time.monotonic()
+    with _presence_lock:
+        seen = _presence.setdefault(table_id, {})
+        seen[who] = now
+        if len(seen) > 500:
+            for k, t in list(seen.items()):
+                if now - t > PRESENCE_WINDOW:
+                    del seen[k]
+
+
+def watchers(table_id: str, exclude: set[str]) -> int:
+    now = time.monotonic()
+    with _presence_lock:
+        seen = _presence.get(table_id, {})
+        return sum(1 for k, t in seen.items() if now - t <= PRESENCE_WINDOW and k not in exclude)

@@ -1,0 +1,157 @@
+"""Robots take their turns here, through the same action path as a human.
+
+After a commit that leaves a robot to act, ``kick(table_id)`` hands the table to this process's
+worker thread. The worker reads the robot seat's view with no lock held, asks ``robots.decide``
+and submits with the version it saw; a stale version only means: read again and retry. The table
+row's ``robot_due`` flag makes the work durable: the worker sweeps for due tables at start and
+every ``ROBOT_SWEEP`` seconds, so a restart (or another process's crash) loses no robot turn.
+``flask robots`` runs the same loop as a separate process (production, issue 7).
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+import time
+import uuid
+from typing import Any
+
+from flask import Flask
+
+import robots
+from rules import COUNTING, view_for
+
+from .db import db
+from .errors import ServiceError
+from .models import Table
+
+_worker: RobotWorker | None = None
+
+
+class RobotWorker:
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.queue: queue.Queue[str] = queue.Queue()
+        self.stop_event = threading.Event()
+        self.sweep = float(app.config.get("ROBOT_SWEEP", 5.0))
+        self.delay = float(app.config.get("ROBOT_DELAY", 0.0))
+        self.rng = random.Random()
+        self.thread = threading.Thread(target=self.run, daemon=True, name="corazones-robots")
+        self.busy = threading.Event()
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        self.queue.put("")
+        self.thread.join(timeout=10)
+
+    def kick(self, table_id: str) -> None:
+        self.queue.put(table_id)
+
+    def run(self) -> None:
+        last_sweep = 0.0
+        while not self.stop_event.is_set():
+            if time.monotonic() - last_sweep >= self.sweep:
+                last_sweep = time.monotonic()
+                self._sweep()
+            try:
+                table_id = self.queue.get(timeout=self.sweep)
+            except queue.Empty:
+                continue
+            if not table_id or self.stop_event.is_set():
+                continue
+            self.busy.set()
+            try:
+                self.play(table_id)
+            finally:
+                self.busy.clear()
+
+    def _sweep(self) -> None:
+        from .service import pending_robot_tables
+
+        try:
+            with self.app.app_context():
+                for tid in pending_robot_tables():
+                    self.queue.put(tid)
+        except Exception:
+            self.app.logger.exception("robot sweep failed")
+
+    def play(self, table_id: str, max_moves: int = 2000) -> int:
+        """Take every robot turn due at ``table_id``; returns how many actions were applied."""
+        done = 0
+        idle = 0
+        with self.app.app_context():
+            try:
+                while done < max_moves and idle < 5 and not self.stop_event.is_set():
+                    moved = self._one_round(table_id)
+                    if moved < 0:
+                        break
+                    idle = 0 if moved else idle + 1
+                    done += moved
+            except Exception:
+                self.app.logger.exception("robot turn failed at table %s", table_id)
+            finally:
+                db.session.remove()
+        return done
+
+    def _one_round(self, table_id: str) -> int:
+        """Act once for each robot seat due now. -1 when no robot is due."""
+        from .service import due_robot_seats, load_game, load_seats, perform
+
+        db.session.rollback()
+        table = db.session.get(Table, table_id)
+        if table is None or not table.robot_due:
+            db.session.rollback()
+            return -1
+        seats = load_seats(table_id)
+        game = load_game(table)
+        due = due_robot_seats(table, seats, game)
+        level = table.hand_level
+        version = table.state_version
+        db.session.rollback()  # think with no transaction open
+        if not due or game is None:
+            return -1
+        moved = 0
+        for seat in due:
+            action: dict[str, Any]
+            if game.phase == COUNTING:
+                action = {"type": "close_count"}
+            else:
+                view = view_for(game, seat)
+                try:
+                    action = dict(robots.decide(view, level, self.rng))
+                except ValueError:
+                    continue
+            if self.delay:
+                time.sleep(self.delay)
+            action.update({"version": version, "action_id": f"robot-{uuid.uuid4().hex}"})
+            try:
+                perform(table_id, None, action, robot_seat=seat)
+                moved += 1
+            except ServiceError as err:
+                if err.code == "stale" or err.status == 409:
+                    return max(moved, 0) if moved else 0
+                raise
+            if game.phase != "passing":
+                break  # one play changes the turn: read again
+        return moved
+
+
+def start_worker(app: Flask) -> RobotWorker:
+    global _worker
+    worker = RobotWorker(app)
+    _worker = worker
+    app.extensions["corazones_robots"] = worker
+    worker.start()
+    return worker
+
+
+def kick(table_id: str) -> None:
+    from flask import current_app
+
+    worker = current_app.extensions.get("corazones_robots", _worker)
+    if worker is not None:
+        worker.kick(table_id)

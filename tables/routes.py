@@ -1,0 +1,254 @@
+"""HTTP: the pages and the JSON API (docs/API.md). Routes parse and answer; service.py decides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    get_flashed_messages,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_wtf.csrf import generate_csrf
+from jinja2 import TemplateNotFound
+from sqlalchemy import select
+from werkzeug.wrappers import Response as WResponse
+
+from rules import card_label
+
+from . import live, service
+from .db import db
+from .errors import ServiceError
+from .identity import current_device_id, ensure_device, presence_key
+from .limits import chat_exempt, limiter
+from .models import Table
+from .openapi import openapi_document
+
+bp = Blueprint("tables", __name__, template_folder="templates")
+
+
+def _json_body() -> Any:
+    data = request.get_json(silent=True, force=True)
+    if not isinstance(data, dict):
+        raise ServiceError(400, "bad_json", "La solicitud no es un objeto JSON válido")
+    return data
+
+
+def _error_response(err: ServiceError, table_id: str | None = None) -> tuple[Response, int]:
+    body: dict[str, Any] = err.body()
+    if err.with_state and table_id:
+        try:
+            body["state"] = service.read_state(table_id, current_device_id(),
+                                               spectators=_spectators(table_id))["state"]
+        except ServiceError:
+            pass
+    return jsonify(body), err.status
+
+
+def _spectators(table_id: str) -> int:
+    return live.watchers(table_id, set())
+
+
+def _render(template: str, fallback: str, **ctx: Any) -> str:
+    try:
+        return render_template(template, **ctx)
+    except TemplateNotFound:
+        return render_template(fallback, **ctx)
+
+
+# ------------------------------------------------------------------ pages
+
+
+@bp.get("/")
+def home() -> str:
+    return _render("home.html", "plain.html", csrf_token=generate_csrf(), decks=service.DECKS,
+                   levels=service.LEVELS, table=None, plain=None,
+                   messages=get_flashed_messages())
+
+
+@bp.get("/t/<table_id>")
+def table_page(table_id: str) -> str | tuple[str, int]:
+    if db.session.get(Table, table_id) is None:
+        return render_template("error.html", message="Esa mesa no existe o ya expiró"), 404
+    try:
+        return render_template(
+            "table.html", table_id=table_id, csrf_token=generate_csrf(),
+            vapid_public_key=current_app.config.get("VAPID_PUBLIC_KEY", ""),
+        )
+    except TemplateNotFound:
+        return plain_page(table_id)
+
+
+@bp.get("/t/<table_id>/plain")
+def plain_page(table_id: str) -> str | tuple[str, int]:
+    device_id = current_device_id()
+    try:
+        data = service.read_state(table_id, device_id, spectators=_spectators(table_id))
+    except ServiceError as err:
+        return render_template("error.html", message=err.message), err.status
+    live.touch(table_id, presence_key())
+    state = data["state"]
+    return render_template("plain.html", table=state["table"], state=state, me=state["me"],
+                           view=state["view"], csrf_token=generate_csrf(), label=card_label,
+                           decks=service.DECKS, levels=service.LEVELS,
+                           plain=True, messages=get_flashed_messages())
+
+
+_PLAIN_FIELDS = ("name", "card", "text", "taunt_id", "robot_level", "deck")
+
+
+@bp.post("/t/<table_id>/plain")
+@limiter.limit(lambda: current_app.config["RATELIMIT_CHAT"], exempt_when=chat_exempt)
+def plain_action(table_id: str) -> WResponse:
+    """The plain page's forms: the same actions as the JSON API, then back to the page."""
+    form = request.form
+    body: dict[str, Any] = {"type": form.get("type", "")}
+    for key in _PLAIN_FIELDS:
+        if key in form:
+            body[key] = form[key]
+    for key in ("seat", "accused"):
+        if form.get(key, "").isdigit():
+            body[key] = int(form[key])
+    if "cards" in form:
+        body["cards"] = form.getlist("cards")
+    try:
+        device_id = ensure_device() if body["type"] in ("sit", "set_deck") \
+            else current_device_id()
+        service.perform(table_id, device_id, body)
+    except ServiceError as err:
+        flash(err.message)
+    return redirect(url_for("tables.plain_page", table_id=table_id))
+
+
+@bp.post("/plain/new")
+def plain_create() -> WResponse:
+    form = request.form
+    body: dict[str, Any] = {
+        "host_name": form.get("host_name", ""),
+        "target": int(form["target"]) if form.get("target", "").isdigit() else form.get("target"),
+        "renege": form.get("renege", "impedido"),
+        "deck": form.get("deck", "reino"),
+        "robot_level": form.get("robot_level", "normal"),
+    }
+    try:
+        device_id = ensure_device()
+        table_id = service.create_table(device_id, body)
+    except ServiceError as err:
+        flash(err.message)
+        return redirect(url_for("tables.home"))
+    return redirect(url_for("tables.plain_page", table_id=table_id))
+
+
+@bp.get("/t/<table_id>/s/<token>")
+def seat_link(table_id: str, token: str) -> str | tuple[str, int]:
+    table = db.session.get(Table, table_id)
+    if table is None:
+        return render_template("error.html", message="Esa mesa no existe o ya expiró"), 404
+    return render_template("tables/seat_link.html", table=table, token=token,
+                           csrf_token=generate_csrf())
+
+
+@bp.post("/t/<table_id>/s/<token>")
+def seat_link_take(table_id: str, token: str) -> WResponse | tuple[str, int]:
+    try:
+        device_id = ensure_device()
+        service.move_seat(table_id, token, device_id)
+    except ServiceError as err:
+        return render_template("error.html", message=err.message), err.status
+    return redirect(url_for("tables.table_page", table_id=table_id))
+
+
+# ------------------------------------------------------------------ API
+
+
+@bp.get("/api/csrf")
+def api_csrf() -> Response:
+    return jsonify({"csrf_token": generate_csrf()})
+
+
+@bp.get("/api/openapi.json")
+def api_openapi() -> Response:
+    return jsonify(openapi_document())
+
+
+@bp.post("/api/tables")
+@limiter.limit(lambda: current_app.config["RATELIMIT_CREATE"])
+def api_create() -> tuple[Response, int]:
+    try:
+        body = _json_body()
+        device_id = ensure_device()
+        table_id = service.create_table(device_id, body)
+        data = service.read_state(table_id, device_id, spectators=0)
+    except ServiceError as err:
+        return _error_response(err)
+    return jsonify({"table_id": table_id, "url": f"/t/{table_id}", "state": data["state"]}), 201
+
+
+@bp.get("/api/tables/<table_id>")
+def api_state(table_id: str) -> Response | tuple[Response, int]:
+    try:
+        since = _since_arg(required=False)
+        live.touch(table_id, presence_key())
+        data = service.read_state(table_id, current_device_id(), since=since,
+                                  spectators=_spectators(table_id))
+    except ServiceError as err:
+        return _error_response(err)
+    return jsonify(data)
+
+
+def _since_arg(required: bool) -> int | None:
+    raw = request.args.get("since")
+    if raw is None or raw == "":
+        if required:
+            return 0
+        return None
+    if not raw.isdigit() or len(raw) > 12:
+        raise ServiceError(400, "bad_since", "La versión no es válida")
+    return int(raw)
+
+
+@bp.get("/api/tables/<table_id>/poll")
+def api_poll(table_id: str) -> Response | tuple[Response, int]:
+    try:
+        since = _since_arg(required=True) or 0
+        device_id = current_device_id()
+        if db.session.get(Table, table_id) is None:
+            raise ServiceError(404, "not_found", "Esa mesa no existe o ya expiró")
+        db.session.rollback()
+        live.touch(table_id, presence_key())
+
+        def read_version() -> int:
+            v = db.session.execute(
+                select(Table.version).where(Table.id == table_id)
+            ).scalar_one_or_none()
+            db.session.rollback()  # hold no snapshot (nor connection) while waiting
+            return int(v or 0)
+
+        cfg = current_app.config
+        live.wait_for_version(table_id, since, float(cfg["POLL_TIMEOUT"]),
+                              float(cfg["POLL_RECHECK"]), read_version)
+        data = service.read_state(table_id, device_id, since=since,
+                                  spectators=_spectators(table_id))
+    except ServiceError as err:
+        return _error_response(err)
+    return jsonify(data)
+
+
+@bp.post("/api/tables/<table_id>/actions")
+@limiter.limit(lambda: current_app.config["RATELIMIT_CHAT"], exempt_when=chat_exempt)
+def api_action(table_id: str) -> Response | tuple[Response, int]:
+    try:
+        body = _json_body()
+        device_id = ensure_device() if body.get("type") in ("sit", "set_deck") \
+            else current_device_id()
+        out = service.perform(table_id, device_id, body, spectators=_spectators(table_id))
+    except ServiceError as err:
+        return _error_response(err, table_id)
+    return jsonify(out.answer)

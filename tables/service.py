@@ -1,0 +1,803 @@
+"""What a table does: every change goes through :func:`perform`, humans and robots alike.
+
+One call = one transaction holding the table's lock: check, apply through ``rules``, append the log
+rows, bump the version, commit. Only after the commit do we wake pages, robots and hooks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import func, select
+
+import robots
+from rules import (
+    COUNTING,
+    DEALING,
+    GAME_OVER,
+    PASSING,
+    PLAYING,
+    Game,
+    Options,
+    RulesError,
+    public_action,
+    shuffled_deck,
+    view_for,
+)
+
+from .db import db, locked_table
+from .errors import NOT_FOUND, ServiceError, bad_request
+from .models import Action, Seat, Table, Viewer, utcnow
+
+DECKS: tuple[str, ...] = ("reino", "cuatro", "jardin", "noche")
+LEVELS: tuple[str, ...] = tuple(robots.LEVELS)
+LEVEL_LABELS: dict[str, str] = dict(getattr(robots, "LEVEL_LABELS", {}))
+ROBOT_NAMES: tuple[str, ...] = tuple(robots.ROBOT_NAMES)
+NAME_MAX = 24
+TABLE_NAME_MAX = 60
+CHAT_MAX = 300
+CHAT_SHOWN = 50
+LOG_MAX = 400
+
+TAUNTS: tuple[dict[str, str], ...] = (
+    {"id": "t1", "text": "¡Los corazones se quedan con quien los merece!"},
+    {"id": "t2", "text": "La Dama de Corazones me guiñó el ojo."},
+    {"id": "t3", "text": "¿Alguien quiere un pañuelo?"},
+    {"id": "t4", "text": "Fácil, como quitarle un caramelo a un niño."},
+    {"id": "t5", "text": "La próxima les dejo ganar una baza."},
+    {"id": "t6", "text": "¡Qué buena mesa! Sobre todo para mí."},
+)
+TAUNT_TEXT = {t["id"]: t["text"] for t in TAUNTS}
+
+LOBBY_TYPES = ("sit", "add_robot", "remove_robot", "start", "leave", "reissue_link")
+GAME_TYPES = ("choose_pass", "confirm_pass", "play", "accuse", "close_count")
+SOCIAL_TYPES = ("chat", "taunt", "rematch")
+SETTING_TYPES = ("set_level", "set_deck")
+ACTION_TYPES: tuple[str, ...] = LOBBY_TYPES + GAME_TYPES + SOCIAL_TYPES + SETTING_TYPES
+#: Types whose outcome cannot depend on what changed since the client's version.
+NO_STALE_CHECK = frozenset({"choose_pass", "confirm_pass", "chat", "taunt", "leave", "set_deck"})
+#: Log entry types that do not change the table's state (the stale check ignores them).
+SOCIAL_LOG = frozenset({"chat", "taunt"})
+
+# -------------------------------------------------------------------- hooks for other issues
+
+#: Called after every commit that changed a table: ``hook(table_id, version, humans_to_act)``.
+#: Push notifications (issue 6) and the turn clock (issue 8) register here.
+AfterCommitHook = Callable[[str, int, list[int]], None]
+_after_commit_hooks: list[AfterCommitHook] = []
+
+
+def register_after_commit(hook: AfterCommitHook) -> None:
+    if hook not in _after_commit_hooks:
+        _after_commit_hooks.append(hook)
+
+
+# -------------------------------------------------------------------- small helpers
+
+
+def clean_name(value: Any, limit: int = NAME_MAX) -> str:
+    if not isinstance(value, str):
+        raise bad_request("bad_name", f"Escribe un nombre (hasta {limit} letras)")
+    text = " ".join(value.split())
+    if any(unicodedata.category(ch).startswith("C") for ch in text):
+        raise bad_request("bad_name", "El nombre tiene caracteres no permitidos")
+    if not 1 <= len(text) <= limit:
+        raise bad_request("bad_name", f"Escribe un nombre (hasta {limit} letras)")
+    return text
+
+
+def seat_token(table_id: str, seat: int, gen: int) -> str:
+    key = current_app.config["SECRET_KEY"]
+    key_bytes = key.encode() if isinstance(key, str) else key
+    mac = hmac.new(key_bytes, f"seat:{table_id}:{seat}:{gen}".encode(), hashlib.sha256)
+    return mac.hexdigest()[:40]
+
+
+def iso(at: datetime) -> str:
+    return at.replace(microsecond=0).isoformat() + "Z"
+
+
+def new_table_id() -> str:
+    return secrets.token_urlsafe(18)  # 144 random bits
+
+
+@dataclass
+class Ctx:
+    """What one action transaction works on."""
+
+    table: Table
+    seats: list[Seat]
+    game: Game | None
+    device_id: int | None
+    action_id: str | None
+    base_version: int | None
+    robot_seat: int | None = None
+    game_changed: bool = False
+    rows: list[Action] = field(default_factory=list)
+
+    @property
+    def me(self) -> Seat | None:
+        if self.robot_seat is not None:
+            return self.seats[self.robot_seat]
+        return seat_of_device(self.seats, self.device_id)
+
+    def log(
+        self, kind: str, seat: int | None, payload: Mapping[str, Any],
+        events: list[Any] | None = None,
+    ) -> None:
+        t = self.table
+        t.version += 1
+        if kind not in SOCIAL_LOG:
+            t.state_version = t.version
+        row = Action(
+            table_id=t.id, version=t.version, game_number=t.game_number, type=kind, seat=seat,
+            action_id=self.action_id, device_id=self.device_id, base_version=self.base_version,
+            payload=dict(payload), events=list(events or []), at=utcnow(),
+        )
+        db.session.add(row)
+        self.rows.append(row)
+
+
+def seat_of_device(seats: list[Seat], device_id: int | None) -> Seat | None:
+    if device_id is None:
+        return None
+    for s in seats:
+        if s.kind == "human" and not s.left and s.device_id == device_id:
+            return s
+    return None
+
+
+def is_robotic(s: Seat) -> bool:
+    return s.kind == "robot" or (s.kind == "human" and s.left)
+
+
+def active_humans(seats: list[Seat]) -> list[int]:
+    return [s.seat for s in seats if s.kind == "human" and not s.left]
+
+
+def due_robot_seats(table: Table, seats: list[Seat], game: Game | None) -> list[int]:
+    """Seats a robot must act for now (robots never accuse, chat or taunt)."""
+    if table.status != "playing" or game is None:
+        return []
+    robotic = [s.seat for s in seats if is_robotic(s)]
+    if game.phase in (PASSING, PLAYING):
+        return [s for s in game.to_act() if s in robotic]
+    if game.phase == COUNTING and not active_humans(seats) and robotic:
+        return [robotic[0]]
+    return []
+
+
+def humans_to_act(table: Table, seats: list[Seat], game: Game | None) -> list[int]:
+    humans = active_humans(seats)
+    if table.status != "playing" or game is None:
+        return []
+    if game.phase == COUNTING:
+        return humans
+    return [s for s in game.to_act() if s in humans]
+
+
+def load_seats(table_id: str) -> list[Seat]:
+    rows = db.session.execute(
+        select(Seat).where(Seat.table_id == table_id).order_by(Seat.seat)
+    ).scalars()
+    return list(rows)
+
+
+def load_game(table: Table) -> Game | None:
+    return Game.from_json(table.game_json) if table.game_json else None
+
+
+def robot_label(name: str) -> str:
+    return f"ROBOT {name}"
+
+
+def free_robot_name(seats: list[Seat]) -> str:
+    used = {s.robot_name for s in seats if s.robot_name and is_robotic(s)}
+    return next((n for n in ROBOT_NAMES if n not in used), ROBOT_NAMES[0])
+
+
+# -------------------------------------------------------------------- state for a viewer
+
+
+def seat_json(s: Seat, table: Table) -> dict[str, Any]:
+    if s.kind == "empty":
+        label = ""
+    elif is_robotic(s):
+        label = robot_label(s.robot_name)
+    else:
+        label = s.name
+    return {
+        "seat": s.seat,
+        "kind": s.kind,
+        "name": s.name if s.kind == "human" else s.robot_name,
+        "label": label,
+        "is_host": s.seat == 0 and s.kind == "human",
+        "left": s.left,
+        "robot_name": s.robot_name if is_robotic(s) else None,
+        "wants_rematch": bool(s.wants_rematch or is_robotic(s)) if table.status == "finished"
+        else False,
+    }
+
+
+def chat_rows(table_id: str) -> list[dict[str, Any]]:
+    rows = db.session.execute(
+        select(Action)
+        .where(Action.table_id == table_id, Action.type.in_(SOCIAL_LOG))
+        .order_by(Action.version.desc())
+        .limit(CHAT_SHOWN)
+    ).scalars()
+    out = []
+    for r in reversed(list(rows)):
+        p = r.payload
+        out.append({"id": r.version, "seat": r.seat, "name": p.get("name", ""), "kind": r.type,
+                    "text": p.get("text", ""), "at": iso(r.at)})
+    return out
+
+
+def viewer_deck(table: Table, device_id: int | None) -> str:
+    if device_id is None:
+        return table.deck
+    v = db.session.execute(
+        select(Viewer.deck).where(Viewer.table_id == table.id, Viewer.device_id == device_id)
+    ).scalar_one_or_none()
+    return v or table.deck
+
+
+def build_state(
+    table: Table, seats: list[Seat], game: Game | None, device_id: int | None,
+    spectators: int = 0,
+) -> dict[str, Any]:
+    me = seat_of_device(seats, device_id)
+    my_seat = me.seat if me is not None else None
+    is_host = device_id is not None and device_id == table.host_device_id
+    return {
+        "version": table.version,
+        "table": {
+            "id": table.id,
+            "name": table.name,
+            "target": table.target,
+            "renege": table.renege,
+            "deck": table.deck,
+            "robot_level": table.robot_level,
+            "hand_level": table.hand_level,
+            "status": table.status,
+            "game_number": table.game_number,
+            "seats": [seat_json(s, table) for s in seats],
+            "spectators": spectators,
+            "taunts": [dict(t) for t in TAUNTS],
+            "levels": [{"id": lv, "label": LEVEL_LABELS.get(lv, lv)} for lv in LEVELS],
+            "decks": list(DECKS),
+        },
+        "me": {
+            "seat": my_seat,
+            "is_host": is_host,
+            "deck": viewer_deck(table, device_id),
+            "spectator": my_seat is None,
+            "can_sit": table.status == "lobby" and my_seat is None
+            and any(s.kind == "empty" for s in seats),
+            "seat_link": f"/t/{table.id}/s/{seat_token(table.id, me.seat, me.link_gen)}"
+            if me is not None else None,
+            "wants_rematch": bool(me.wants_rematch) if me is not None else False,
+        },
+        "view": view_for(game, my_seat) if game is not None else None,
+        "chat": chat_rows(table.id),
+    }
+
+
+def entry_for(row: Action, viewer: int | None) -> dict[str, Any]:
+    """A log row as ``viewer`` may see it: no deck, no other seat's pass cards."""
+    out = public_action(row.payload, viewer)
+    out.pop("seat", None)
+    out.update({"version": row.version, "type": row.type, "seat": row.seat,
+                "game_number": row.game_number, "events": list(row.events), "at": iso(row.at)})
+    return out
+
+
+def log_since(table: Table, since: int, viewer: int | None) -> list[dict[str, Any]]:
+    if since >= table.version:
+        return []
+    rows = db.session.execute(
+        select(Action)
+        .where(Action.table_id == table.id, Action.version > max(since, table.version - LOG_MAX))
+        .order_by(Action.version)
+    ).scalars()
+    return [entry_for(r, viewer) for r in rows]
+
+
+def read_state(
+    table_id: str, device_id: int | None, since: int | None = None, spectators: int = 0
+) -> dict[str, Any]:
+    """``{"state", "log"}`` for this viewer, read outside any lock. ServiceError 404 if unknown."""
+    table = db.session.get(Table, table_id)
+    if table is None:
+        raise ServiceError(404, *NOT_FOUND)
+    seats = load_seats(table_id)
+    game = load_game(table)
+    state = build_state(table, seats, game, device_id, spectators)
+    out: dict[str, Any] = {"state": state}
+    if since is not None:
+        out["log"] = log_since(table, since, state["me"]["seat"])
+    return out
+
+
+# -------------------------------------------------------------------- creating a table
+
+
+def create_table(device_id: int, body: Mapping[str, Any]) -> str:
+    host = clean_name(body.get("host_name"))
+    target = body.get("target", 100)
+    if isinstance(target, bool) or target not in (100, 50):
+        raise bad_request("bad_target", "El juego llega a 100 o a 50 puntos")
+    renege = body.get("renege", "impedido")
+    if renege not in ("impedido", "permitido"):
+        raise bad_request("bad_renege", "El renuncio es «impedido» o «permitido»")
+    deck = body.get("deck", DECKS[0])
+    if deck not in DECKS:
+        raise bad_request("bad_deck", "Esa baraja no existe")
+    level = body.get("robot_level", "normal")
+    if level not in LEVELS:
+        raise bad_request("bad_level", "El nivel de los robots es Fácil, Normal o Difícil")
+    name = body.get("name")
+    table_name = clean_name(name, TABLE_NAME_MAX) if name not in (None, "") else f"Mesa de {host}"
+    if len(table_name) > TABLE_NAME_MAX:
+        table_name = table_name[:TABLE_NAME_MAX]
+    table = Table(
+        id=new_table_id(), name=table_name, target=int(target), renege=renege, deck=deck,
+        robot_level=level, hand_level=level, status="lobby", game_number=0, version=0,
+        state_version=0, game_json=None, robot_due=False, host_device_id=device_id,
+        created_at=utcnow(), updated_at=utcnow(),
+    )
+    db.session.add(table)
+    db.session.flush()
+    seats = [Seat(table_id=table.id, seat=i, kind="empty", name="", robot_name="", left=False,
+                  wants_rematch=False, link_gen=0) for i in range(4)]
+    seats[0].kind, seats[0].name, seats[0].device_id = "human", host, device_id
+    db.session.add_all(seats)
+    db.session.flush()
+    ctx = Ctx(table, seats, None, device_id, None, None)
+    ctx.log("create", None, {"type": "create", "name": table_name})
+    ctx.log("sit", 0, {"type": "sit", "seat": 0, "name": host})
+    db.session.commit()
+    after_commit(table.id, table.version, [], False)
+    return table.id
+
+
+# -------------------------------------------------------------------- the action path
+
+
+@dataclass
+class Outcome:
+    table_id: str
+    version: int
+    answer: dict[str, Any] | None  # {"state", "log"} for the caller (None for robots)
+
+
+def _int(value: Any, code: str, message: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise bad_request(code, message)
+    return value
+
+
+def perform(
+    table_id: str, device_id: int | None, body: Any, robot_seat: int | None = None,
+    spectators: int = 0,
+) -> Outcome:
+    """Apply one action dict (``type``, ``action_id``, ``version`` and the type's fields)."""
+    if not isinstance(body, Mapping):
+        raise bad_request("bad_json", "La solicitud no es un objeto JSON")
+    kind = body.get("type")
+    if kind not in ACTION_TYPES:
+        raise bad_request("bad_action", "Acción desconocida")
+    action_id = body.get("action_id")
+    if action_id is not None and (not isinstance(action_id, str) or not 1 <= len(action_id) <= 64):
+        raise bad_request("bad_action_id", "El identificador de la acción no es válido")
+    version = body.get("version")
+    if version is not None:
+        version = _int(version, "bad_version", "La versión no es válida")
+
+    with locked_table(table_id) as table:
+        if table is None:
+            raise ServiceError(404, *NOT_FOUND)
+        seats = load_seats(table_id)
+        if action_id is not None:
+            first = db.session.execute(
+                select(Action)
+                .where(Action.table_id == table_id, Action.action_id == action_id)
+                .order_by(Action.version)
+                .limit(1)
+            ).scalar_one_or_none()
+            if first is not None:
+                if first.device_id != device_id or robot_seat is not None:
+                    raise ServiceError(409, "action_id_reused",
+                                       "Ese identificador de acción ya se usó")
+                answer = None
+                if robot_seat is None:
+                    game = load_game(table)
+                    state = build_state(table, seats, game, device_id, spectators)
+                    base = first.base_version if first.base_version is not None \
+                        else first.version - 1
+                    answer = {"state": state, "log": log_since(table, base, state["me"]["seat"])}
+                return Outcome(table_id, table.version, answer)
+        before = table.version
+        if version is not None and kind not in NO_STALE_CHECK and version < table.state_version:
+            raise ServiceError(409, "stale",
+                               "La mesa cambió mientras decidías: mira cómo quedó",
+                               with_state=True)
+        ctx = Ctx(table, seats, load_game(table), device_id, action_id, version, robot_seat)
+        HANDLERS[kind](ctx, body)
+        if ctx.game_changed and ctx.game is not None:
+            table.game_json = ctx.game.to_json()
+        table.robot_due = bool(due_robot_seats(table, seats, ctx.game))
+        if ctx.rows:
+            table.updated_at = utcnow()
+        db.session.flush()
+        answer = None
+        if robot_seat is None:
+            state = build_state(table, seats, ctx.game, device_id, spectators)
+            base = version if version is not None and version <= before else before
+            answer = {"state": state, "log": log_since(table, base, state["me"]["seat"])}
+        new_version = table.version
+        robot_due = table.robot_due
+        humans = humans_to_act(table, seats, ctx.game)
+        changed = bool(ctx.rows)
+    if changed:
+        after_commit(table_id, new_version, humans, robot_due)
+    return Outcome(table_id, new_version, answer)
+
+
+def after_commit(table_id: str, version: int, humans: list[int], robot_due: bool) -> None:
+    """Wake the pages, the robots and whoever registered a hook. Never raises."""
+    from . import live, robot_worker
+
+    live.publish(table_id, version)
+    if robot_due:
+        robot_worker.kick(table_id)
+    for hook in list(_after_commit_hooks):
+        try:
+            hook(table_id, version, humans)
+        except Exception:  # a hook's failure must not undo or fail a committed action
+            current_app.logger.exception("after-commit hook failed")
+
+
+# -------------------------------------------------------------------- handlers
+
+
+def _need_host(ctx: Ctx) -> None:
+    if ctx.robot_seat is not None or ctx.device_id is None \
+            or ctx.device_id != ctx.table.host_device_id:
+        raise ServiceError(403, "not_host", "Solo quien arma la mesa puede hacer eso")
+
+
+def _need_lobby(ctx: Ctx) -> None:
+    if ctx.table.status != "lobby":
+        raise ServiceError(409, "game_started", "La partida ya empezó", with_state=True)
+
+
+def _need_seated(ctx: Ctx, human_only: bool = True) -> Seat:
+    me = ctx.me
+    if me is None or (human_only and ctx.robot_seat is not None):
+        raise ServiceError(403, "not_seated", "No tienes lugar en esta mesa")
+    return me
+
+
+def _seat_arg(body: Mapping[str, Any], key: str = "seat") -> int:
+    value = body.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise bad_request("bad_seat", "Ese asiento no existe")
+    return value
+
+
+def _deal(ctx: Ctx) -> None:
+    assert ctx.game is not None
+    deck = shuffled_deck()
+    events = ctx.game.apply({"type": "deal", "deck": deck})
+    ctx.table.hand_level = ctx.table.robot_level
+    ctx.game_changed = True
+    ctx.log("deal", None, {"type": "deal", "deck": deck}, events)
+
+
+def _new_game(ctx: Ctx) -> None:
+    t = ctx.table
+    t.game_number += 1
+    t.status = "playing"
+    ctx.game = Game(Options(target=t.target, renege=t.renege))
+    ctx.game_changed = True
+    ctx.log("new_game", None, {"type": "new_game", "game_number": t.game_number})
+    _deal(ctx)
+
+
+def h_sit(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    if ctx.robot_seat is not None or ctx.device_id is None:
+        raise ServiceError(403, "no_device", "Tu dispositivo no está identificado")
+    if ctx.me is not None:
+        return  # already seated here: a person returns to their seat
+    name = clean_name(body.get("name"))
+    _need_lobby(ctx)
+    free = next((s for s in ctx.seats if s.kind == "empty"), None)
+    if free is None:
+        raise ServiceError(409, "table_full", "La mesa está llena: puedes mirar", with_state=True)
+    free.kind, free.name, free.device_id, free.left = "human", name, ctx.device_id, False
+    free.robot_name, free.wants_rematch = "", False
+    ctx.log("sit", free.seat, {"type": "sit", "seat": free.seat, "name": name})
+
+
+def h_add_robot(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _need_host(ctx)
+    seat = _seat_arg(body)
+    _need_lobby(ctx)
+    s = ctx.seats[seat]
+    if s.kind != "empty":
+        raise ServiceError(409, "seat_taken", "Ese lugar está ocupado", with_state=True)
+    s.kind, s.name, s.robot_name, s.device_id = "robot", "", free_robot_name(ctx.seats), None
+    ctx.log("add_robot", seat, {"type": "add_robot", "seat": seat, "name": s.robot_name})
+
+
+def h_remove_robot(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _need_host(ctx)
+    seat = _seat_arg(body)
+    _need_lobby(ctx)
+    s = ctx.seats[seat]
+    if s.kind != "robot":
+        raise ServiceError(409, "not_robot", "Ahí no hay un robot", with_state=True)
+    s.kind, s.robot_name = "empty", ""
+    ctx.log("remove_robot", seat, {"type": "remove_robot", "seat": seat})
+
+
+def h_start(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _need_host(ctx)
+    _need_lobby(ctx)
+    if any(s.kind == "empty" for s in ctx.seats):
+        raise ServiceError(409, "not_full", "Faltan jugadores: se necesitan cuatro",
+                           with_state=True)
+    ctx.log("start", None, {"type": "start"})
+    _new_game(ctx)
+
+
+def h_leave(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    me = _need_seated(ctx)
+    t = ctx.table
+    if t.status == "lobby":
+        if me.seat == 0:
+            raise ServiceError(409, "host_cannot_leave",
+                               "Quien arma la mesa no puede dejarla antes de empezar")
+        me.kind, me.name, me.device_id, me.wants_rematch = "empty", "", None, False
+    else:
+        me.left, me.wants_rematch = True, False
+        me.robot_name = free_robot_name(ctx.seats)
+    ctx.log("leave", me.seat, {"type": "leave", "seat": me.seat})
+    if t.status == "finished":
+        _maybe_rematch(ctx)
+
+
+def h_reissue_link(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _need_host(ctx)
+    seat = _seat_arg(body)
+    s = ctx.seats[seat]
+    if s.kind != "human" or s.left:
+        raise ServiceError(409, "not_human", "Ese lugar no es de una persona", with_state=True)
+    s.link_gen += 1
+    ctx.log("reissue_link", seat, {"type": "reissue_link", "seat": seat})
+
+
+def _game_action(ctx: Ctx, body: Mapping[str, Any], action: dict[str, Any]) -> None:
+    t = ctx.table
+    if ctx.robot_seat is not None:
+        me = ctx.seats[ctx.robot_seat]
+        if not is_robotic(me):
+            raise ServiceError(409, "not_robot", "Ahí no hay un robot")
+    else:
+        me = _need_seated(ctx)
+    if t.status != "playing" or ctx.game is None:
+        raise ServiceError(409, "wrong_phase", "La partida no está en juego", with_state=True)
+    action["seat"] = me.seat
+    try:
+        events = ctx.game.apply(action)
+    except RulesError as err:
+        raise ServiceError.from_rules(err) from None
+    ctx.game_changed = True
+    ctx.log(action["type"], me.seat, action, events)
+    if ctx.game.phase == DEALING:
+        _deal(ctx)
+    elif ctx.game.phase == GAME_OVER:
+        t.status = "finished"
+        for s in ctx.seats:
+            s.wants_rematch = False
+
+
+def _cards_arg(body: Mapping[str, Any], required: bool = True) -> list[str] | None:
+    cards = body.get("cards")
+    if cards is None and not required:
+        return None
+    if not isinstance(cards, list) or len(cards) != 3 or not all(isinstance(c, str) for c in cards):
+        raise bad_request("bad_pass", "Elige exactamente 3 cartas para pasar")
+    return [c.strip().upper() for c in cards]
+
+
+def h_choose_pass(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _game_action(ctx, body, {"type": "choose_pass", "cards": _cards_arg(body)})
+
+
+def h_confirm_pass(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    action: dict[str, Any] = {"type": "confirm_pass"}
+    cards = _cards_arg(body, required=False)
+    if cards is not None:
+        action["cards"] = cards
+    _game_action(ctx, body, action)
+
+
+def h_play(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    card = body.get("card")
+    if not isinstance(card, str) or len(card) > 3:
+        raise bad_request("bad_card", "Esa carta no existe")
+    _game_action(ctx, body, {"type": "play", "card": card.strip().upper().replace("10", "T")})
+
+
+def h_accuse(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    if ctx.robot_seat is not None:
+        raise ServiceError(403, "robots_never_accuse", "Los robots no acusan")
+    _game_action(ctx, body, {"type": "accuse", "accused": _seat_arg(body, "accused")})
+
+
+def h_close_count(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    if ctx.robot_seat is not None and active_humans(ctx.seats):
+        raise ServiceError(409, "humans_close", "La cuenta la cierra una persona")
+    _game_action(ctx, body, {"type": "close_count"})
+
+
+def h_chat(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    me = _need_seated(ctx)
+    text = body.get("text")
+    if not isinstance(text, str):
+        raise bad_request("bad_chat", "Escribe un mensaje")
+    text = text.strip()
+    if len(text) > CHAT_MAX:
+        raise bad_request("chat_too_long", f"El mensaje es muy largo (hasta {CHAT_MAX} letras)")
+    if not text or any(unicodedata.category(ch) in ("Cc", "Cs") and ch != "\n" for ch in text):
+        raise bad_request("bad_chat", "Escribe un mensaje")
+    ctx.log("chat", me.seat, {"type": "chat", "seat": me.seat, "name": me.name, "text": text})
+
+
+def h_taunt(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    me = _need_seated(ctx)
+    taunt_id = body.get("taunt_id")
+    if not isinstance(taunt_id, str) or taunt_id not in TAUNT_TEXT:
+        raise bad_request("bad_taunt", "Esa pulla no existe")
+    g = ctx.game
+    if ctx.table.status != "finished" or g is None or g.phase != GAME_OVER \
+            or me.seat not in g.winners:
+        raise ServiceError(403, "not_winner", "Solo los ganadores pueden picar a los demás")
+    ctx.log("taunt", me.seat, {"type": "taunt", "seat": me.seat, "name": me.name,
+                               "taunt_id": taunt_id, "text": TAUNT_TEXT[taunt_id]})
+
+
+def _maybe_rematch(ctx: Ctx) -> None:
+    humans = [s for s in ctx.seats if s.kind == "human" and not s.left]
+    if not humans or not all(s.wants_rematch for s in humans):
+        return
+    for s in ctx.seats:
+        if s.kind == "human" and s.left:
+            s.kind, s.name, s.device_id, s.left = "robot", "", None, False
+        s.wants_rematch = False
+    _new_game(ctx)
+
+
+def h_rematch(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    me = _need_seated(ctx)
+    if ctx.table.status != "finished":
+        raise ServiceError(409, "not_finished", "La partida todavía no terminó", with_state=True)
+    if me.wants_rematch:
+        return
+    me.wants_rematch = True
+    ctx.log("rematch", me.seat, {"type": "rematch", "seat": me.seat})
+    _maybe_rematch(ctx)
+
+
+def h_set_level(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _need_host(ctx)
+    level = body.get("robot_level")
+    if level not in LEVELS:
+        raise bad_request("bad_level", "El nivel de los robots es Fácil, Normal o Difícil")
+    t = ctx.table
+    if level == t.robot_level:
+        return
+    t.robot_level = level
+    if t.status == "lobby":
+        t.hand_level = level
+    ctx.log("set_level", None, {"type": "set_level", "robot_level": level})
+
+
+def h_set_deck(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    if ctx.robot_seat is not None or ctx.device_id is None:
+        raise ServiceError(403, "no_device", "Tu dispositivo no está identificado")
+    deck = body.get("deck")
+    if deck not in DECKS:
+        raise bad_request("bad_deck", "Esa baraja no existe")
+    row = db.session.execute(
+        select(Viewer).where(Viewer.table_id == ctx.table.id, Viewer.device_id == ctx.device_id)
+    ).scalar_one_or_none()
+    if row is None:
+        db.session.add(Viewer(table_id=ctx.table.id, device_id=ctx.device_id, deck=deck))
+    else:
+        row.deck = deck
+
+
+HANDLERS: dict[str, Callable[[Ctx, Mapping[str, Any]], None]] = {
+    "sit": h_sit, "add_robot": h_add_robot, "remove_robot": h_remove_robot, "start": h_start,
+    "leave": h_leave, "reissue_link": h_reissue_link, "choose_pass": h_choose_pass,
+    "confirm_pass": h_confirm_pass, "play": h_play, "accuse": h_accuse,
+    "close_count": h_close_count, "chat": h_chat, "taunt": h_taunt, "rematch": h_rematch,
+    "set_level": h_set_level, "set_deck": h_set_deck,
+}
+assert set(HANDLERS) == set(ACTION_TYPES)
+
+
+# -------------------------------------------------------------------- seat links
+
+
+def move_seat(table_id: str, token: str, device_id: int) -> int:
+    """Give the seat whose private link is ``token`` to ``device_id``; returns the seat."""
+    with locked_table(table_id) as table:
+        if table is None:
+            raise ServiceError(404, *NOT_FOUND)
+        seats = load_seats(table_id)
+        for s in seats:
+            if s.kind == "human" and not s.left and hmac.compare_digest(
+                seat_token(table_id, s.seat, s.link_gen), token
+            ):
+                if s.device_id != device_id:
+                    current = seat_of_device(seats, device_id)
+                    if current is not None:
+                        raise ServiceError(409, "already_seated",
+                                           "Este dispositivo ya tiene otro lugar en la mesa")
+                    if s.seat == 0:
+                        table.host_device_id = device_id
+                    s.device_id = device_id
+                    s.link_gen += 1  # a link moves a seat once
+                    ctx = Ctx(table, seats, None, device_id, None, None)
+                    ctx.log("move_seat", s.seat, {"type": "move_seat", "seat": s.seat})
+                    version = table.version
+                    seat = s.seat
+                    break
+                return s.seat
+        else:
+            raise ServiceError(404, "bad_link", "Ese enlace de lugar ya no vale")
+    after_commit(table_id, version, [], False)
+    return seat
+
+
+# -------------------------------------------------------------------- maintenance
+
+
+def expire_idle_tables(days: int) -> int:
+    """Delete tables idle for ``days`` days (with their seats and log). Returns how many."""
+    from datetime import timedelta
+
+    cutoff = utcnow() - timedelta(days=days)
+    ids = list(db.session.execute(select(Table.id).where(Table.updated_at < cutoff)).scalars())
+    for tid in ids:
+        for model in (Action, Seat, Viewer):
+            db.session.query(model).filter(model.table_id == tid).delete()
+        db.session.query(Table).filter(Table.id == tid).delete()
+    db.session.commit()
+    return len(ids)
+
+
+def pending_robot_tables(limit: int = 200) -> list[str]:
+    rows = db.session.execute(
+        select(Table.id).where(Table.robot_due.is_(True)).order_by(Table.updated_at).limit(limit)
+    ).scalars()
+    out = list(rows)
+    db.session.rollback()
+    return out
+
+
+def table_count() -> int:
+    return int(db.session.execute(select(func.count()).select_from(Table)).scalar_one())
