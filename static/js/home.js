@@ -1,0 +1,62 @@
+// Home: ABRIR MESA. Builds the deck previews and creates the table through the API.
+import { postJSON } from './api.js';
+import { DECKS, cardSVG } from './decks.js';
+import { $, h, store, openDialog } from './util.js';
+
+const form = $('#open-form');
+const deckBox = $('#deck-choice');
+const allowed = (deckBox.dataset.decks || '').split(',').filter(Boolean);
+const saved = store('corazones.deck');
+const decks = DECKS.filter((d) => !allowed.length || allowed.includes(d.id));
+const chosen = decks.some((d) => d.id === saved) ? saved : (decks[0] && decks[0].id);
+
+for (const d of decks) {
+  const preview = h('span.deck-cards', { 'aria-hidden': 'true' });
+  preview.innerHTML = ['QH', 'AS', 'TD', 'KC'].map((c) => `<span class="card" data-deck="${d.id}">${cardSVG(c, d.id)}</span>`).join('');
+  deckBox.append(h('label.choice.deck', null,
+    h('input', { type: 'radio', name: 'deck', value: d.id, checked: d.id === chosen }),
+    h('span', null, preview, h('b', null, d.name), h('small', null, d.description))));
+}
+
+const hero = $('#hero-cards');
+hero.innerHTML = ['QH', 'AH', 'QS', 'KH', 'JH'].map((c) => `<span class="card">${cardSVG(c, chosen || 'reino')}</span>`).join('');
+
+const nameInput = $('#host-name');
+nameInput.value = store('corazones.name') || '';
+
+for (const b of document.querySelectorAll('[data-open-rules]')) b.addEventListener('click', () => openDialog($('#rules-dialog')));
+
+form.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const err = $('#open-error');
+  err.hidden = true;
+  const fd = new FormData(form);
+  const name = String(fd.get('host_name') || '').trim();
+  if (!name) {
+    err.textContent = 'Escribe tu nombre: así te ven en la mesa.';
+    err.hidden = false;
+    nameInput.focus();
+    return;
+  }
+  const body = {
+    host_name: name,
+    target: Number(fd.get('target')),
+    renege: fd.get('renege'),
+    deck: fd.get('deck') || 'reino',
+    robot_level: fd.get('robot_level') || 'normal',
+  };
+  store('corazones.name', name);
+  store('corazones.deck', body.deck);
+  const btn = $('#open-btn');
+  btn.disabled = true;
+  btn.textContent = 'Abriendo…';
+  try {
+    const res = await postJSON('/api/tables', body);
+    location.href = res.url || `/t/${res.table_id}`;
+  } catch (ex) {
+    err.textContent = ex.message || 'No se pudo abrir la mesa.';
+    err.hidden = false;
+    btn.disabled = false;
+    btn.textContent = 'ABRIR MESA';
+  }
+});

@@ -1,0 +1,1182 @@
+// The table page: renders the server's `state` for this viewer and sends the player's actions.
+// docs/API.md is the contract. The server is the authority: nothing here decides a rule, it only
+// shows `view.legal` / `view.illegal` and the results the server sends back.
+import { getJSON, postJSON, uuid, ApiError } from './api.js';
+import { DECKS, queenSVG, queenEyeSVG, suitName } from './decks.js';
+import sound from './sound.js';
+import {
+  $, h, faceSVG, backSVG, cardEl, short, cardLabel, sortCards, LEVELS, PASS_WORDS, PASS_SHORT,
+  store, reducedMotion, copyText, openDialog, ICONS,
+} from './util.js';
+import { setupInput } from './input.js';
+
+const body = document.body;
+const TABLE_ID = body.dataset.tableId;
+const API = body.dataset.api || `/api/tables/${TABLE_ID}`;
+const POS = ['bottom', 'left', 'top', 'right'];
+
+const S = {
+  state: null,
+  version: -1,
+  logVersion: -1,
+  deck: null,
+  selected: null,
+  passSel: new Set(),
+  passSelHand: 0,
+  focusCard: null,
+  order: store(`corazones.order.${TABLE_ID}`) || [],
+  shown: [],               // the trick as currently drawn (driven by the animation queue)
+  queue: [],
+  animating: false,
+  skip: false,
+  lastTurnKey: '',
+  lastPhaseKey: '',
+  chatSeen: store(`corazones.chatseen.${TABLE_ID}`) || 0,
+  chatOpen: false,
+  busy: false,
+  lastResultKey: '',
+  dismissedResult: '',
+  pollCtl: null,
+  gameOverSounded: '',
+};
+
+const els = {
+  app: $('#app'), felt: $('#felt'), hand: $('#hand'), actions: $('#actions'), hintLine: $('#hint-line'),
+  trick: $('#trick'), centerMsg: $('#center-msg'), pile: $('#pile'), lobby: $('#lobby'),
+  flags: $('#flags'), name: $('#table-name'), meta: $('#table-meta'), chat: $('#chat'),
+  chatLog: $('#chat-log'), chatForm: $('#chat-form'), chatInput: $('#chat-input'), chatBtn: $('#chat-btn'),
+  chatUnread: $('#chat-unread'), announcer: $('#announcer'), toast: $('#toast'), overlay: $('#overlay'),
+  menu: $('#menu'), menuBody: $('#menu-body'), modal: $('#modal'), modalTitle: $('#modal-title'),
+  modalBody: $('#modal-body'), center: $('#center'),
+};
+
+// ------------------------------------------------------------------ derived facts
+
+const view = () => (S.state && S.state.view) || null;
+const me = () => (S.state && S.state.me) || { seat: null, spectator: true };
+const table = () => (S.state && S.state.table) || { seats: [] };
+const mySeat = () => (me().seat == null ? null : me().seat);
+const baseSeat = () => (mySeat() == null ? 0 : mySeat());
+const posOf = (seat) => POS[(seat - baseSeat() + 4) % 4];
+const seatOf = (pos) => (baseSeat() + POS.indexOf(pos)) % 4;
+const deck = () => S.deck || me().deck || table().deck || 'reino';
+const seatInfo = (seat) => (table().seats || [])[seat] || { seat, kind: 'empty', name: '', label: '' };
+function seatName(seat, { you = true } = {}) {
+  if (seat == null) return '';
+  if (you && seat === mySeat()) return 'Tú';
+  const s = seatInfo(seat);
+  return s.label || s.name || `Asiento ${seat + 1}`;
+}
+const phase = () => (view() ? view().phase : null);
+const myTurn = () => {
+  const v = view();
+  return !!v && mySeat() != null && v.phase === 'playing' && v.turn === mySeat();
+};
+const rm = () => reducedMotion();
+const ms = (n) => (S.skip ? 0 : rm() ? Math.min(n, 120) : n);
+const sleep = (n) => new Promise((r) => setTimeout(r, n));
+
+// ------------------------------------------------------------------ small UI pieces
+
+function announce(text) {
+  els.announcer.textContent = '';
+  setTimeout(() => { els.announcer.textContent = text; }, 30);
+}
+
+let toastTimer = 0;
+function toast(text, kind = 'info') {
+  els.toast.textContent = text;
+  els.toast.dataset.kind = kind;
+  els.toast.hidden = false;
+  els.toast.classList.remove('show');
+  void els.toast.offsetWidth;
+  els.toast.classList.add('show');
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { els.toast.hidden = true; }, kind === 'error' ? 3200 : 2400);
+}
+
+function showModal(title, content, cls = '') {
+  els.modalTitle.textContent = title;
+  els.modalBody.replaceChildren(content);
+  els.modal.className = `sheet modal ${cls}`;
+  openDialog(els.modal);
+}
+
+// ------------------------------------------------------------------ server I/O
+
+async function act(type, fields = {}, { retry = true } = {}) {
+  const payload = { action_id: uuid(), version: S.version, type, ...fields };
+  try {
+    const res = await postJSON(`${API}/actions`, payload);
+    if (res && res.state) applyState(res.state, res.log || []);
+    return res;
+  } catch (e) {
+    if (e instanceof ApiError && e.state) applyState(e.state, []);
+    if (e instanceof ApiError && e.code === 'stale' && retry) return act(type, fields, { retry: false });
+    if (e instanceof ApiError) {
+      sound.play('error');
+      toast(e.message, 'error');
+    }
+    throw e;
+  }
+}
+
+async function loadState() {
+  const res = await getJSON(API);
+  applyState(res.state, [], { initial: S.state == null });
+}
+
+async function pollLoop() {
+  let backoff = 1000;
+  for (;;) {
+    try {
+      S.pollCtl = new AbortController();
+      const res = await getJSON(`${API}/poll?since=${S.version}`, { signal: S.pollCtl.signal });
+      backoff = 1000;
+      body.dataset.online = '1';
+      if (res && res.state) applyState(res.state, res.log || []);
+    } catch (e) {
+      if (e && e.name === 'AbortError') continue;
+      body.dataset.online = '0';
+      await sleep(backoff);
+      backoff = Math.min(backoff * 2, 15000);
+      try { await loadState(); } catch { /* keep trying */ }
+    }
+  }
+}
+
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') loadState().catch(() => {});
+});
+
+// ------------------------------------------------------------------ applying a state
+
+function applyState(state, log, { initial = false } = {}) {
+  if (!state) return;
+  if (S.state && state.version < S.version) return;
+  const prev = S.state;
+  const prevView = prev && prev.view;
+  S.state = state;
+  S.version = state.version;
+  if (!S.deck) S.deck = state.me && state.me.deck;
+  const v = state.view;
+
+  // Animate what happened since the version we had, card by card.
+  const entries = (log || []).filter((e) => e.version > S.logVersion).sort((a, b) => a.version - b.version);
+  if (entries.length) S.logVersion = entries[entries.length - 1].version;
+  if (initial || !prevView || !v) {
+    S.queue = [];
+    S.shown = v ? v.trick.slice() : [];
+    S.logVersion = Math.max(S.logVersion, state.version);
+  } else {
+    for (const e of entries) enqueue(e);
+    // If the log did not cover the change (missed versions), resynchronise the trick.
+    if (!entries.length && !S.animating && !S.queue.length) S.shown = v.trick.slice();
+  }
+  if (prevView && v && prevView.phase === 'passing' && v.phase === 'playing' && v.pass_direction !== 'none') {
+    sound.play('pass');
+    if (mySeat() != null && (v.received || []).length) announce(`Recibiste ${v.received.map(cardLabel).join(', ')}`);
+  }
+  if (v && v.phase !== 'passing') S.passSel.clear();
+  if (v && v.phase === 'passing' && v.pass_selected && v.pass_selected.length === 3 && !S.passSel.size) {
+    S.passSel = new Set(v.pass_selected);
+  }
+  if (S.selected && !(v && (v.hand || []).includes(S.selected))) S.selected = null;
+  render();
+  runQueue();
+}
+
+function enqueue(entry) {
+  const events = entry.events || [];
+  const play = events.find((ev) => ev.type === 'play') || (entry.type === 'play' && entry.card ? entry : null);
+  if (play && play.card) S.queue.push({ kind: 'play', seat: play.seat, card: play.card, version: entry.version });
+  for (const ev of events) {
+    if (ev.type === 'hearts_broken') S.queue.push({ kind: 'sound', name: 'hearts', say: 'Corazones rotos' });
+    if (ev.type === 'queen_played') S.queue.push({ kind: 'sound', name: 'queen', say: 'Se jugó la reina de picas' });
+    if (ev.type === 'trick') S.queue.push({ kind: 'collect', winner: ev.winner, points: ev.points });
+    if (ev.type === 'deal') S.queue.push({ kind: 'reset' });
+  }
+  if (entry.type === 'deal') S.queue.push({ kind: 'reset' });
+}
+
+async function runQueue() {
+  if (S.animating) return;
+  S.animating = true;
+  body.dataset.animating = '1';
+  try {
+    while (S.queue.length) {
+      const item = S.queue.shift();
+      if (item.kind === 'play') {
+        if (S.shown.length >= 4) S.shown = [];
+        S.shown.push({ seat: item.seat, card: item.card });
+        renderTrick({ fly: item });
+        sound.play('card');
+        await sleep(ms(item.seat === mySeat() ? 260 : 380));
+      } else if (item.kind === 'collect') {
+        await sleep(ms(rm() ? 250 : 750));
+        await collectAnim(item.winner);
+        sound.play('trick');
+        const who = item.winner === mySeat() ? 'Te llevas' : `${seatName(item.winner)} se lleva`;
+        announce(`${who} la baza${item.points ? ` (${item.points} ${item.points === 1 ? 'punto' : 'puntos'})` : ''}`);
+        S.shown = [];
+        renderTrick();
+      } else if (item.kind === 'sound') {
+        sound.play(item.name);
+        announce(item.say);
+      } else if (item.kind === 'reset') {
+        S.shown = [];
+        renderTrick();
+      }
+    }
+  } finally {
+    S.animating = false;
+    S.skip = false;
+    body.dataset.animating = '0';
+    const v = view();
+    S.shown = v ? v.trick.slice() : [];
+    render();
+  }
+}
+
+async function collectAnim(winner) {
+  const slots = [...els.trick.querySelectorAll('.slot .card')];
+  const target = document.querySelector(`.seat[data-pos="${posOf(winner)}"]`);
+  if (!slots.length || !target || S.skip) return;
+  const t = target.getBoundingClientRect();
+  const anims = slots.map((c) => {
+    const r = c.getBoundingClientRect();
+    const dx = t.left + t.width / 2 - (r.left + r.width / 2);
+    const dy = t.top + t.height / 2 - (r.top + r.height / 2);
+    return c.animate(
+      [{ transform: 'none', opacity: 1 }, { transform: `translate(${dx}px, ${dy}px) scale(.35)`, opacity: 0.2 }],
+      { duration: ms(rm() ? 80 : 420), easing: 'cubic-bezier(.5,0,.75,0)', fill: 'forwards' },
+    );
+  });
+  await Promise.all(anims.map((a) => a.finished.catch(() => {})));
+}
+
+// ------------------------------------------------------------------ rendering
+
+function render() {
+  const st = S.state;
+  if (!st) return;
+  const v = view();
+  const t = table();
+  body.dataset.status = t.status || '';
+  body.dataset.phase = v ? v.phase : (t.status || '');
+  body.dataset.myTurn = myTurn() ? '1' : '0';
+  body.dataset.spectator = mySeat() == null ? '1' : '0';
+  body.dataset.version = String(S.version);
+  body.dataset.seat = mySeat() == null ? '' : String(mySeat());
+  renderTop();
+  renderSeats();
+  renderLobby();
+  renderCenter();
+  renderTrick();
+  renderActions();
+  renderHand();
+  renderChat();
+  renderOverlay();
+  noticeTurn();
+}
+
+function renderTop() {
+  const t = table();
+  const v = view();
+  els.name.textContent = t.name || 'Corazones';
+  document.title = `${myTurn() ? '¡Te toca! · ' : ''}${t.name || 'Corazones'} · Corazones`;
+  const bits = [`a ${t.target || 100}`, `renuncio ${t.renege || 'impedido'}`];
+  if (v && v.hand_number) bits.push(`mano ${v.hand_number}`);
+  if (v && v.phase === 'passing') bits.push(`pase ${PASS_SHORT[v.pass_direction] || ''}`);
+  if (mySeat() == null) bits.push('estás mirando');
+  els.meta.textContent = bits.join(' · ');
+  const flags = [];
+  if (v && v.hearts_broken) flags.push(h('span.flag.flag-hearts', null, '♥ Corazones rotos'));
+  if (v && v.queen_played) flags.push(h('span.flag.flag-queen', null, '♠Q jugada'));
+  els.flags.replaceChildren(...flags);
+}
+
+function heartsTaken(v, seat) {
+  return ((v.taken_cards || [])[seat] || []).filter((c) => c[1] === 'H').length;
+}
+
+function queenWatching(v) {
+  if (!v || !['playing', 'counting'].includes(v.phase)) return null;
+  const counts = [0, 1, 2, 3].map((s) => heartsTaken(v, s));
+  const max = Math.max(...counts);
+  if (max === 0) return null;
+  const who = counts.map((c, s) => (c === max ? s : -1)).filter((s) => s >= 0);
+  return who.length === 1 ? who[0] : null;
+}
+
+function renderSeats() {
+  const v = view();
+  const t = table();
+  const watched = queenWatching(v);
+  for (let seat = 0; seat < 4; seat++) {
+    const pos = posOf(seat);
+    const box = document.getElementById(`seat-${pos}`);
+    const s = seatInfo(seat);
+    box.dataset.seat = String(seat);
+    box.classList.toggle('empty', s.kind === 'empty');
+    box.classList.toggle('robot', s.kind === 'robot');
+    const turn = v && ((v.phase === 'playing' && v.turn === seat) || (v.phase === 'passing' && !v.pass_confirmed[seat]));
+    box.classList.toggle('turn', !!turn && t.status === 'playing');
+    const kids = [];
+    const name = s.kind === 'empty' ? 'Libre' : (seat === mySeat() ? `${s.name || 'Tú'} (tú)` : (s.label || s.name));
+    const avatar = h('span.avatar', { 'aria-hidden': 'true' }, s.kind === 'empty' ? '·' : (s.name || '?').slice(0, 1).toUpperCase());
+    if (s.kind === 'robot') avatar.innerHTML = ICONS.robot;
+    const nameEl = h('span.seat-name', null, name);
+    if (s.is_host) nameEl.append(h('span.host-mark', { title: 'Arma la mesa', 'aria-label': 'arma la mesa' }, '★'));
+    kids.push(h('div.seat-id', null, avatar, nameEl));
+    if (v) {
+      const pts = (v.points_taken || [])[seat] || 0;
+      const tot = (v.totals || [])[seat] || 0;
+      kids.push(h('div.seat-score', null,
+        h('span.pts', { title: 'Puntos en esta mano' }, h('span.lbl', null, 'Mano '), String(pts)),
+        h('span.tot', { title: 'Total' }, h('span.lbl', null, 'Total '), String(tot))));
+      const badges = [];
+      if (turn && v.phase === 'playing') badges.push(h('span.badge-turn', null, seat === mySeat() ? 'Te toca' : 'Le toca'));
+      if (v.phase === 'passing' && v.pass_direction !== 'none') {
+        badges.push(v.pass_confirmed[seat] ? h('span.badge-ok', null, 'Pasó ✓') : h('span.badge-wait', null, 'Eligiendo…'));
+      }
+      if (v.moon_threat === seat) badges.push(h('span.badge-moon', null, '☾ Amenaza de luna'));
+      if (watched === seat) badges.push(h('span.queen-eye', { html: queenEyeSVG({ label: 'La Dama de Corazones vigila a quien junta corazones' }), title: 'La Dama de Corazones te vigila' }));
+      if (s.left) badges.push(h('span.badge-left', null, 'Se fue'));
+      if (t.status === 'finished' && s.wants_rematch) badges.push(h('span.badge-ok', null, '¡Revancha!'));
+      if (badges.length) kids.push(h('div.seat-badges', null, badges));
+      if (pos !== 'bottom') {
+        const n = (v.cards_left || [])[seat] || 0;
+        if (n && ['passing', 'playing'].includes(v.phase)) {
+          const fan = h('div.backs', { 'aria-label': `${n} cartas` });
+          for (let i = 0; i < Math.min(3, n); i++) fan.append(h('div.card.back', { html: backSVG(deck()) }));
+          fan.append(h('span.count', null, String(n)));
+          kids.push(fan);
+        }
+      }
+    }
+    box.setAttribute('aria-label', `${name}${turn ? ', tiene el turno' : ''}`);
+    box.replaceChildren(...kids);
+  }
+}
+
+function renderLobby() {
+  const t = table();
+  const lobby = t.status === 'lobby';
+  els.lobby.hidden = !lobby;
+  els.center.hidden = lobby;
+  if (!lobby) return;
+  const m = me();
+  const url = `${location.origin}/t/${TABLE_ID}`;
+  const parts = [h('h2', null, 'Antes de empezar')];
+  const linkRow = h('div.link-row', null,
+    h('input.link', { type: 'text', readonly: true, value: url, 'aria-label': 'Enlace de la mesa', id: 'table-link' }),
+    h('button.btn.btn-primary', { type: 'button', id: 'copy-btn', onclick: async () => {
+      const ok = await copyText(url);
+      toast(ok ? 'Enlace copiado: mándalo a tres personas' : 'Copia el enlace a mano');
+    } }, 'COPIAR'));
+  if (navigator.share) {
+    linkRow.append(h('button.btn', { type: 'button', onclick: () => navigator.share({ title: 'Corazones', text: `Ven a jugar Corazones en ${t.name || 'mi mesa'}`, url }).catch(() => {}) }, 'Compartir'));
+  }
+  parts.push(h('p.lobby-sub', null, 'Manda el enlace: los tres primeros que lo abran juegan; los que lleguen después, miran.'), linkRow);
+  const list = h('ol.lobby-seats');
+  for (const s of t.seats || []) {
+    const row = h('li.lobby-seat', { dataset: { seat: String(s.seat), kind: s.kind } });
+    row.append(h('span.lobby-name', null, s.kind === 'empty' ? 'Lugar libre' : s.label || s.name,
+      s.is_host ? h('small', null, ' · arma la mesa') : null, s.seat === m.seat ? h('small', null, ' · tú') : null));
+    if (m.is_host && s.kind === 'empty') {
+      row.append(h('button.btn.btn-small', { type: 'button', onclick: () => act('add_robot', { seat: s.seat }).catch(() => {}) }, 'AGREGAR ROBOT'));
+    }
+    if (m.is_host && s.kind === 'robot') {
+      row.append(h('button.btn.btn-small.btn-ghost', { type: 'button', onclick: () => act('remove_robot', { seat: s.seat }).catch(() => {}) }, 'QUITAR'));
+    }
+    list.append(row);
+  }
+  parts.push(list);
+  const seated = (t.seats || []).filter((s) => s.kind !== 'empty').length;
+  if (m.seat == null && m.can_sit) {
+    const input = h('input', { type: 'text', maxlength: '24', required: true, placeholder: 'Tu nombre', 'aria-label': 'Tu nombre', id: 'sit-name', autocomplete: 'nickname', value: store('corazones.name') || '' });
+    const form = h('form.sit-form', { onsubmit: (e) => {
+      e.preventDefault();
+      const name = input.value.trim();
+      if (!name) { toast('Escribe tu nombre para sentarte', 'error'); input.focus(); return; }
+      store('corazones.name', name);
+      act('sit', { name }).catch(() => {});
+    } }, input, h('button.btn.btn-primary', { type: 'submit' }, 'SENTARME'));
+    parts.push(h('p.lobby-sub', null, 'Hay lugar: escribe tu nombre y siéntate.'), form);
+  } else if (m.seat == null) {
+    parts.push(h('p.watching', null, 'La mesa está completa: estás mirando.'));
+  }
+  if (m.is_host) {
+    parts.push(h('button.btn.btn-primary.btn-big', {
+      type: 'button', id: 'start-btn', disabled: seated < 4,
+      onclick: () => act('start').catch(() => {}),
+    }, 'EMPEZAR LA PARTIDA'));
+    if (seated < 4) parts.push(h('p.lobby-sub', null, `Faltan ${4 - seated}: espera a que lleguen o toca AGREGAR ROBOT.`));
+  } else if (m.seat != null) {
+    const host = (t.seats || []).find((s) => s.is_host);
+    parts.push(h('p.lobby-sub', null, `Esperando a que ${host ? host.name : 'quien arma la mesa'} empiece la partida.`));
+  }
+  els.lobby.replaceChildren(h('div.lobby-card', null, parts));
+}
+
+const ARROWS = { left: '←', right: '→', across: '↑' };
+
+function renderCenter() {
+  const v = view();
+  els.centerMsg.replaceChildren();
+  els.pile.hidden = true;
+  if (!v) return;
+  const msg = [];
+  if (v.phase === 'passing' && v.pass_direction !== 'none') {
+    const to = mySeat() != null ? v.pass_to : null;
+    const done = mySeat() != null && v.pass_confirmed[mySeat()];
+    const arrow = h('div.pass-arrow', { dataset: { dir: v.pass_direction }, 'aria-hidden': 'true' }, ARROWS[v.pass_direction]);
+    msg.push(arrow);
+    if (to != null && !done) msg.push(h('p', null, `Tus 3 cartas van para ${seatName(to)}`));
+    else if (done) {
+      const waiting = [0, 1, 2, 3].filter((s) => !v.pass_confirmed[s]).map((s) => seatName(s));
+      msg.push(h('p', null, waiting.length ? `Esperando a ${waiting.join(', ')}` : 'Intercambiando…'));
+    } else msg.push(h('p', null, `Se pasa ${PASS_SHORT[v.pass_direction]}`));
+  } else if (v.phase === 'playing' && v.pass_direction === 'none' && (v.tricks || []).length === 0 && S.shown.length === 0) {
+    msg.push(h('p.no-pass', null, 'Esta mano no se pasa'));
+  } else if (v.phase === 'playing' && S.shown.length === 0 && (v.tricks || []).length === 0 && v.turn != null) {
+    msg.push(h('p', null, v.turn === mySeat() ? 'Sales tú con el 2 de tréboles' : `Sale ${seatName(v.turn)} con el 2 de tréboles`));
+  } else if (v.phase === 'dealing') {
+    msg.push(h('p', null, 'Repartiendo…'));
+  }
+  els.centerMsg.replaceChildren(...msg);
+  const n = (v.tricks || []).length;
+  if (n && ['playing', 'counting'].includes(v.phase)) {
+    els.pile.hidden = false;
+    els.pile.innerHTML = backSVG(deck());
+    els.pile.append(h('span.count', null, String(n)));
+    els.pile.dataset.pos = posOf(v.tricks[n - 1].winner);
+  }
+}
+
+function renderTrick({ fly } = {}) {
+  const slots = {};
+  for (const el of els.trick.querySelectorAll('.slot')) { slots[el.dataset.pos] = el; }
+  const wanted = new Map(S.shown.map((p) => [posOf(p.seat), p.card]));
+  for (const pos of POS) {
+    const slot = slots[pos];
+    const card = wanted.get(pos);
+    const cur = slot.firstElementChild;
+    if (!card) { if (cur) cur.remove(); continue; }
+    if (cur && cur.dataset.card === card && cur.dataset.deck === deck()) continue;
+    const el = cardEl(card, deck());
+    el.setAttribute('role', 'img');
+    el.setAttribute('aria-label', `${seatName(seatOf(pos))}: ${cardLabel(card)}`);
+    slot.replaceChildren(el);
+    if (fly && fly.card === card && !S.skip) flyIn(el, fly.seat);
+  }
+  els.trick.dataset.count = String(S.shown.length);
+  if (S.shown.length) els.centerMsg.replaceChildren();
+}
+
+const lastHandRects = new Map();
+function flyIn(el, seat) {
+  let from;
+  if (seat === mySeat() && lastHandRects.has(el.dataset.card)) from = lastHandRects.get(el.dataset.card);
+  else {
+    const seatEl = document.querySelector(`.seat[data-pos="${posOf(seat)}"]`);
+    from = seatEl && seatEl.getBoundingClientRect();
+  }
+  if (!from) return;
+  const to = el.getBoundingClientRect();
+  const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+  const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+  const sc = seat === mySeat() ? Math.max(0.5, from.width / Math.max(1, to.width)) : 0.5;
+  el.animate(
+    [{ transform: `translate(${dx}px, ${dy}px) scale(${sc}) rotate(${seat === mySeat() ? 0 : -12}deg)`, opacity: 0.6 },
+      { transform: 'none', opacity: 1 }],
+    { duration: ms(rm() ? 60 : 320), easing: 'cubic-bezier(.2,.8,.3,1)' },
+  );
+}
+
+function renderActions() {
+  const v = view();
+  const t = table();
+  const btns = [];
+  const seated = mySeat() != null;
+  let line = '';
+  if (seated && v && v.phase === 'passing' && v.pass_direction !== 'none') {
+    const done = v.pass_confirmed[mySeat()];
+    if (!done) {
+      const n = S.passSel.size;
+      btns.push(h('button.btn.btn-primary.btn-pass', {
+        type: 'button', id: 'pass-btn', disabled: n !== 3,
+        onclick: confirmPass,
+      }, h('span.arrow', { 'aria-hidden': 'true' }, ARROWS[v.pass_direction]), ` ${PASS_WORDS[v.pass_direction]}`));
+      line = n === 3 ? `Listo: ${[...S.passSel].map(short).join(' ')} van para ${seatName(v.pass_to)}` : `Elige 3 cartas para pasar (${n} de 3)`;
+    } else line = 'Pasaste tus cartas. Esperando a los demás…';
+  } else if (seated && v && v.phase === 'playing') {
+    if (myTurn()) {
+      line = S.selected ? `Toca otra vez ${short(S.selected)} para jugarla, o arrástrala a la mesa` : 'Te toca: elige una carta';
+      if (S.selected && (v.renege_cards || []).includes(S.selected)) line = `Ojo: con ${short(S.selected)} renuncias (por tu cuenta y riesgo). Tócala otra vez para jugarla.`;
+    } else if (v.turn != null) line = `Le toca a ${seatName(v.turn)}`;
+  } else if (!seated && v && t.status === 'playing') {
+    line = v.turn != null && v.phase === 'playing' ? `Estás mirando · le toca a ${seatName(v.turn)}` : 'Estás mirando';
+  }
+  if (seated && v && ['passing', 'playing'].includes(v.phase) && (v.phase === 'playing' ? myTurn() : !v.pass_confirmed[mySeat()])) {
+    btns.push(h('button.btn.btn-hint', { type: 'button', id: 'hint-btn', onclick: askHint, html: `${ICONS.bulb} Pista` }));
+  }
+  if (seated && v && v.can_accuse) {
+    btns.push(h('button.btn.btn-accuse', { type: 'button', id: 'accuse-btn', onclick: openAccuse, html: `${ICONS.scale} ACUSAR` }));
+  }
+  if (seated && t.status !== 'lobby') {
+    btns.push(h('button.btn.btn-ghost.btn-leave', { type: 'button', id: 'leave-btn', onclick: confirmLeave }, 'ABANDONAR'));
+  }
+  els.actions.replaceChildren(...btns);
+  els.hintLine.textContent = line;
+}
+
+// ------------------------------------------------------------------ the hand
+
+function handOrder(hand) {
+  const inHand = new Set(hand);
+  let list = S.order.filter((c) => inHand.has(c));
+  const missing = sortCards(hand.filter((c) => !list.includes(c)));
+  const R = '23456789TJQKA';
+  for (const c of missing) {
+    let at = -1;
+    for (let i = 0; i < list.length; i++) {
+      if (list[i][1] === c[1] && R.indexOf(list[i][0]) < R.indexOf(c[0])) at = i + 1;
+    }
+    if (at < 0) {
+      const first = list.findIndex((x) => x[1] === c[1]);
+      at = first >= 0 ? first : list.length;
+    }
+    list = [...list.slice(0, at), c, ...list.slice(at)];
+  }
+  return list;
+}
+
+function saveOrder(list) {
+  S.order = list;
+  store(`corazones.order.${TABLE_ID}`, list);
+}
+
+function renderHand() {
+  const v = view();
+  const hand = v && v.hand ? v.hand : [];
+  const spectator = mySeat() == null;
+  els.hand.classList.toggle('spectating', spectator);
+  if (spectator || !v || !['passing', 'playing', 'counting'].includes(v.phase)) {
+    els.hand.replaceChildren();
+    if (spectator && v) els.hand.append(h('p.watching', null, 'Estás mirando: solo ves las cartas que están en la mesa.'));
+    return;
+  }
+  const order = handOrder(hand);
+  const existing = new Map([...els.hand.querySelectorAll('.card')].map((el) => [el.dataset.card, el]));
+  for (const [c, el] of existing) {
+    const r = el.getBoundingClientRect();
+    if (r.width) lastHandRects.set(c, r);
+    if (!hand.includes(c) || el.dataset.deck !== deck()) { el.remove(); existing.delete(c); }
+  }
+  for (const n of [...els.hand.children]) if (!n.classList.contains('card')) n.remove();
+  const legal = new Set(v.legal || []);
+  const passing = v.phase === 'passing' && v.pass_direction !== 'none' && !v.pass_confirmed[mySeat()];
+  const playing = myTurn();
+  const showReceived = v.phase === 'playing' && v.pass_direction !== 'none' && ((v.cards_left || [])[mySeat()] === 13);
+  const received = new Set(showReceived ? v.received || [] : []);
+  if (S.focusCard && !hand.includes(S.focusCard)) S.focusCard = null;
+  if (!S.focusCard) S.focusCard = order[0] || null;
+  order.forEach((c, i) => {
+    let el = existing.get(c);
+    if (!el) {
+      el = h('button.card', { type: 'button', dataset: { card: c, deck: deck() } });
+      el.innerHTML = faceSVG(c, deck());
+    }
+    const sel = passing ? S.passSel.has(c) : (playing && S.selected === c);
+    el.classList.toggle('selected', sel);
+    el.classList.toggle('playable', playing && legal.has(c));
+    el.classList.toggle('dimmed', playing && !legal.has(c));
+    el.classList.toggle('received', received.has(c));
+    el.classList.toggle('renege', playing && (v.renege_cards || []).includes(c));
+    el.setAttribute('aria-pressed', sel ? 'true' : 'false');
+    let label = cardLabel(c);
+    if (received.has(c)) label += ', recibida';
+    if (playing && !legal.has(c)) label += ', no se puede jugar';
+    el.setAttribute('aria-label', label);
+    el.tabIndex = c === S.focusCard ? 0 : -1;
+    if (els.hand.children[i] !== el) els.hand.insertBefore(el, els.hand.children[i] || null);
+  });
+  layoutHand();
+}
+
+function layoutHand() {
+  const cards = [...els.hand.querySelectorAll('.card')];
+  const n = cards.length;
+  if (!n) return;
+  const W = els.hand.clientWidth - 8;
+  const vh = window.innerHeight;
+  let cw = Math.min(118, Math.max(50, W / 5.2), vh * 0.17);
+  if (window.innerWidth < 500) cw = Math.min(Math.max(cw, 64), 74);
+  const step = n > 1 ? Math.min(cw * 0.9, (W - cw) / (n - 1)) : 0;
+  els.hand.style.setProperty('--card-w', `${Math.round(cw)}px`);
+  els.hand.style.setProperty('--hand-h', `${Math.round(cw * 1.4 + cw * 0.3)}px`);
+  cards.forEach((el, i) => {
+    el.style.setProperty('--card-w', `${Math.round(cw)}px`);
+    el.style.marginLeft = i ? `${Math.round(step - cw)}px` : '0px';
+    el.style.zIndex = String(i + 1);
+  });
+}
+
+function onCard(card) {
+  const v = view();
+  if (!v || mySeat() == null) return;
+  S.focusCard = card;
+  if (v.phase === 'passing') {
+    if (v.pass_direction === 'none') return;
+    if (v.pass_confirmed[mySeat()]) { toast('Ya pasaste tus cartas'); return; }
+    if (S.passSel.has(card)) S.passSel.delete(card);
+    else if (S.passSel.size >= 3) { sound.play('error'); toast('Ya elegiste 3: toca una de ellas para soltarla', 'error'); return; }
+    else S.passSel.add(card);
+    sound.play('card');
+    if (S.passSel.size === 3) act('choose_pass', { cards: [...S.passSel] }).catch(() => {});
+    renderHand();
+    renderActions();
+    return;
+  }
+  if (v.phase !== 'playing') return;
+  if (v.turn !== mySeat()) {
+    sound.play('error');
+    toast(`No es tu turno: le toca a ${seatName(v.turn)}`, 'error');
+    shake(card);
+    return;
+  }
+  if (!(v.legal || []).includes(card)) {
+    sound.play('error');
+    const why = (v.illegal || {})[card] || 'Esa carta no se puede jugar ahora';
+    toast(why, 'error');
+    announce(why);
+    shake(card);
+    return;
+  }
+  if (S.selected === card) { playCard(card); return; }
+  S.selected = card;
+  renderHand();
+  renderActions();
+}
+
+function shake(card) {
+  const el = els.hand.querySelector(`.card[data-card="${card}"]`);
+  if (el && !rm()) el.animate([{ translate: '0' }, { translate: '-6px' }, { translate: '6px' }, { translate: '0' }], { duration: 240 });
+}
+
+async function playCard(card) {
+  if (S.busy) return;
+  const el = els.hand.querySelector(`.card[data-card="${card}"]`);
+  if (el) lastHandRects.set(card, el.getBoundingClientRect());
+  S.busy = true;
+  S.selected = null;
+  try {
+    await act('play', { card });
+  } catch { /* toast shown */ } finally {
+    S.busy = false;
+  }
+}
+
+async function confirmPass() {
+  const v = view();
+  if (!v || S.passSel.size !== 3 || S.busy) return;
+  S.busy = true;
+  const cards = [...S.passSel];
+  try {
+    await act('confirm_pass', { cards });
+    sound.play('pass');
+    announce(`Pasaste ${cards.map(cardLabel).join(', ')}`);
+  } catch { /* toast shown */ } finally {
+    S.busy = false;
+  }
+}
+
+// Pointer: tap, drag to the table to play, drag sideways to reorder.
+function setupHandPointer() {
+  let drag = null;
+  els.hand.addEventListener('pointerdown', (e) => {
+    const el = e.target.closest('.card');
+    if (!el || e.button > 0) return;
+    drag = { el, card: el.dataset.card, x0: e.clientX, y0: e.clientY, mode: null, id: e.pointerId };
+  });
+  els.hand.addEventListener('pointermove', (e) => {
+    if (!drag || e.pointerId !== drag.id) return;
+    const dx = e.clientX - drag.x0;
+    const dy = e.clientY - drag.y0;
+    if (!drag.mode) {
+      if (Math.abs(dx) < 10 && Math.abs(dy) < 10) return;
+      drag.mode = Math.abs(dy) > Math.abs(dx) && dy < 0 ? 'play' : 'sort';
+      try { drag.el.setPointerCapture(e.pointerId); } catch { /* ignore */ }
+      drag.el.classList.add('dragging');
+    }
+    drag.el.style.translate = `${dx}px ${drag.mode === 'play' ? dy : 0}px`;
+  });
+  const end = (e) => {
+    if (!drag || e.pointerId !== drag.id) return;
+    const d = drag;
+    drag = null;
+    if (!d.mode) return;  // a plain tap: the click handler does it
+    d.el.classList.remove('dragging');
+    d.el.style.translate = '';
+    d.el.dataset.dragged = '1';
+    setTimeout(() => { delete d.el.dataset.dragged; }, 50);
+    if (d.mode === 'play') {
+      const felt = els.felt.getBoundingClientRect();
+      if (e.clientY < felt.bottom - 10 && e.clientY > felt.top) {
+        const v = view();
+        if (v && v.phase === 'playing' && myTurn() && (v.legal || []).includes(d.card)) {
+          playCard(d.card);
+        } else onCard(d.card);
+      }
+      return;
+    }
+    // Reorder: the card goes before the first card whose centre is right of the pointer.
+    const others = [...els.hand.querySelectorAll('.card')].filter((c) => c !== d.el);
+    let idx = others.findIndex((c) => {
+      const r = c.getBoundingClientRect();
+      return e.clientX < r.left + Math.min(r.width / 2, 20);
+    });
+    if (idx < 0) idx = others.length;
+    const list = others.map((c) => c.dataset.card);
+    list.splice(idx, 0, d.card);
+    saveOrder(list);
+    renderHand();
+  };
+  els.hand.addEventListener('pointerup', end);
+  els.hand.addEventListener('pointercancel', (e) => { if (drag && drag.el) { drag.el.classList.remove('dragging'); drag.el.style.translate = ''; } drag = null; void e; });
+  els.hand.addEventListener('click', (e) => {
+    const el = e.target.closest('.card');
+    if (!el || el.dataset.dragged) return;
+    onCard(el.dataset.card);
+  });
+  els.hand.addEventListener('focusin', (e) => {
+    const el = e.target.closest('.card');
+    if (el) S.focusCard = el.dataset.card;
+  });
+}
+
+function moveFocus(delta) {
+  const cards = [...els.hand.querySelectorAll('.card')];
+  if (!cards.length) return;
+  let i = cards.findIndex((c) => c.dataset.card === S.focusCard);
+  if (document.activeElement && document.activeElement.closest && !document.activeElement.closest('#hand')) {
+    i = Math.max(0, i);
+  } else {
+    i = Math.min(cards.length - 1, Math.max(0, (i < 0 ? 0 : i + delta)));
+  }
+  for (const c of cards) c.tabIndex = -1;
+  cards[i].tabIndex = 0;
+  cards[i].focus();
+  S.focusCard = cards[i].dataset.card;
+}
+
+function chooseFocused() {
+  if (S.focusCard) onCard(S.focusCard);
+}
+
+// ------------------------------------------------------------------ hint, accuse, leave, last trick
+
+async function askHint() {
+  try {
+    const res = await getJSON(`${API}/hint`);
+    const v = view();
+    if (!v) return;
+    if (v.phase === 'passing' && res.cards && res.cards.length === 3) {
+      S.passSel = new Set(res.cards);
+      act('choose_pass', { cards: res.cards }).catch(() => {});
+      toast(`Pista: pasa ${res.cards.map(short).join(' ')}`);
+    } else if (res.card) {
+      S.selected = res.card;
+      S.focusCard = res.card;
+      toast(`Pista: juega ${short(res.card)}`);
+      announce(`Pista: ${cardLabel(res.card)}`);
+    }
+    renderHand();
+    renderActions();
+  } catch (e) {
+    toast(e.message || 'La pista no está disponible', 'error');
+  }
+}
+
+function openAccuse() {
+  const others = [0, 1, 2, 3].filter((s) => s !== mySeat());
+  let chosen = null;
+  const confirm = h('button.btn.btn-primary', { type: 'button', id: 'accuse-confirm', disabled: true, onclick: async () => {
+    if (chosen == null) return;
+    els.modal.close();
+    try { await act('accuse', { accused: chosen }); } catch { /* toast shown */ }
+  } }, 'Elige a quién');
+  const list = h('div.accuse-list', { role: 'radiogroup', 'aria-label': 'A quién acusas' }, others.map((s) => h('button.btn.accuse-seat', {
+    type: 'button', role: 'radio', 'aria-checked': 'false', dataset: { seat: String(s) },
+    onclick: (e) => {
+      chosen = s;
+      for (const b of list.querySelectorAll('.accuse-seat')) b.setAttribute('aria-checked', b === e.currentTarget ? 'true' : 'false');
+      confirm.disabled = false;
+      confirm.textContent = `ACUSAR a ${seatName(s)}`;
+    },
+  }, seatName(s))));
+  showModal('Acusar renuncio', h('div', null,
+    h('p', null, '¿Quién no siguió el palo teniéndolo? La mesa juzga por las jugadas de esta ronda y la ronda termina en el acto: si es cierto, quien renunció se lleva 26 puntos; si es falso, los 26 son para ti.'),
+    list, h('div.modal-actions', null, confirm, h('button.btn.btn-ghost', { type: 'button', 'data-close': '' }, 'Cancelar'))), 'accuse');
+}
+
+function confirmLeave() {
+  showModal('¿Abandonar la mesa?', h('div', null,
+    h('p', null, 'Dejas tu lugar en la mesa. La partida sigue sin ti.'),
+    h('div.modal-actions', null,
+      h('button.btn.btn-danger', { type: 'button', id: 'leave-confirm', onclick: async () => {
+        els.modal.close();
+        try { await act('leave'); location.href = '/'; } catch { /* toast shown */ }
+      } }, 'ABANDONAR'),
+      h('button.btn.btn-ghost', { type: 'button', 'data-close': '' }, 'Quedarme'))));
+}
+
+function trickView(tr, highlight) {
+  const box = h('div.mini-trick');
+  for (const p of tr.cards) {
+    const c = cardEl(p.card, deck(), highlight === p.card ? 'evidence' : '');
+    box.append(h('figure', { class: p.seat === tr.winner ? 'won' : '' }, c, h('figcaption', null, seatName(p.seat), p.seat === tr.winner ? ' ✓' : '')));
+  }
+  return box;
+}
+
+function showLastTrick() {
+  const v = view();
+  if (!v || !(v.tricks || []).length) return;
+  const tr = v.tricks[v.tricks.length - 1];
+  showModal(`Última baza (${tr.number} de 13)`, h('div', null, trickView(tr), h('p', null, `${tr.winner === mySeat() ? 'Te la llevaste tú' : `Se la llevó ${seatName(tr.winner)}`}.`)), 'last-trick');
+}
+
+// ------------------------------------------------------------------ overlays: counting and the end
+
+function accusationBox(v, acc) {
+  const evidence = [];
+  const accuser = seatName(acc.accuser);
+  const accused = seatName(acc.accused);
+  if (acc.guilty) {
+    const tr = (v.tricks || []).find((t) => t.number === acc.trick);
+    const led = tr ? tr.cards[0].card[1] : null;
+    evidence.push(h('p.ruling.guilty', null, `Renuncio comprobado: ${accuser} acusó a ${accused}, y es cierto. En la baza ${acc.trick} ${accused === 'Tú' ? 'jugaste' : 'jugó'} ${short(acc.card)}${led ? ` cuando salió ${suitName(led)} y ${accused === 'Tú' ? 'tenías' : 'tenía'} ${suitName(led)}` : ''}. ${accused} se lleva 26 puntos; los demás, cero.`));
+    if (tr) evidence.push(trickView(tr, acc.card));
+  } else {
+    evidence.push(h('p.ruling.false', null, `Acusación falsa: ${accuser} acusó a ${accused}, pero no hubo renuncio: ${accused === 'Tú' ? 'seguiste' : 'siguió'} el palo en todas las bazas de la ronda. Los 26 puntos son para ${accuser === 'Tú' ? 'ti' : accuser}.`));
+  }
+  return h('div.accusation', null, evidence);
+}
+
+function countingBox(v, final = false) {
+  const r = v.hand_result;
+  if (!r) return null;
+  const rows = [0, 1, 2, 3].map((s) => {
+    const taken = (r.taken_cards || [])[s] || [];
+    const hearts = taken.filter((c) => c[1] === 'H');
+    const queen = taken.includes('QS');
+    const mini = h('span.taken', null, sortCards(taken).map((c) => h('span', { class: `mini-card suit-${c[1]}`, title: cardLabel(c) }, short(c))));
+    return h('tr', { class: s === mySeat() ? 'me' : '' },
+      h('th', { scope: 'row' }, seatName(s)),
+      h('td.hearts', null, `${hearts.length} ♥`),
+      h('td.queen', null, queen ? 'Q♠' : '—'),
+      h('td.takenc', null, mini),
+      h('td.add', null, `+${(r.scores || [])[s] ?? 0}`),
+      h('td.total', null, String((v.totals || [])[s] ?? 0)));
+  });
+  const tableEl = h('table.count-table', null,
+    h('thead', null, h('tr', null, h('th', null, ''), h('th', null, 'Corazones'), h('th', null, 'Q♠'), h('th.takenc', null, 'Se llevó'), h('th', null, 'Suma'), h('th', null, 'Total'))),
+    h('tbody', null, rows));
+  const parts = [h('h2.count-title', null, 'CONTANDO LOS PUNTOS'), h('p.count-sub', null, `Mano ${v.hand_number}${final ? ' · la última' : ''}`)];
+  if (r.moon != null) parts.push(h('p.moon', null, `☾ ${seatName(r.moon)} ${r.moon === mySeat() ? 'le disparaste' : 'le disparó'} a la luna: ${r.moon === mySeat() ? 'quedas' : 'queda'} en cero y los otros tres suman 26.`));
+  if (r.accusation) parts.push(accusationBox(v, r.accusation));
+  parts.push(tableEl);
+  return parts;
+}
+
+function renderOverlay() {
+  const v = view();
+  const t = table();
+  const ov = els.overlay;
+  if (!v || S.animating || S.queue.length) {
+    if (!v || !['counting', 'game_over'].includes(v.phase)) { ov.hidden = true; ov.replaceChildren(); }
+    return;
+  }
+  const key = `${t.game_number}:${v.hand_number}:${v.phase}:${S.version}`;
+  if (v.phase === 'counting') {
+    if (ov.dataset.key === key && !ov.hidden) return;
+    ov.dataset.key = key;
+    const parts = countingBox(v) || [];
+    if (mySeat() != null) {
+      parts.push(h('button.btn.btn-primary.btn-big', { type: 'button', id: 'next-hand', onclick: () => act('close_count').catch(() => {}) }, 'SIGUIENTE MANO'));
+      if (v.can_accuse) parts.push(h('button.btn.btn-accuse', { type: 'button', onclick: openAccuse, html: `${ICONS.scale} ACUSAR` }));
+    } else parts.push(h('p.watching', null, 'Esperando a que un jugador toque SIGUIENTE MANO.'));
+    ov.className = 'overlay counting';
+    ov.replaceChildren(h('div.overlay-card', { role: 'dialog', 'aria-modal': 'false', 'aria-label': 'Contando los puntos' }, parts));
+    ov.hidden = false;
+    const r = v.hand_result;
+    if (r) announce(`Fin de la mano. ${[0, 1, 2, 3].map((s) => `${seatName(s)} suma ${r.scores[s]}, total ${v.totals[s]}`).join('. ')}`);
+    return;
+  }
+  if (v.phase === 'game_over' && v.game_result) {
+    const gk = `${t.game_number}:over:${(t.seats || []).map((s) => (s.wants_rematch ? 1 : 0)).join('')}:${(S.state.chat || []).length}`;
+    if (ov.dataset.key === gk && !ov.hidden) return;
+    const first = !ov.dataset.key || !ov.dataset.key.startsWith(`${t.game_number}:over`);
+    ov.dataset.key = gk;
+    ov.className = 'overlay game-over';
+    ov.replaceChildren(endScene(v, t));
+    ov.hidden = false;
+    if (first && S.gameOverSounded !== String(t.game_number)) {
+      S.gameOverSounded = String(t.game_number);
+      sound.play('cornetita');
+      const win = v.game_result.victory;
+      if (mySeat() != null) setTimeout(() => sound.play(win ? 'win' : 'lose'), 1300);
+      announce(queenLines(v, t).join(' '));
+    }
+    return;
+  }
+  ov.hidden = true;
+  ov.replaceChildren();
+  ov.dataset.key = '';
+}
+
+function queenLines(v, t) {
+  const g = v.game_result;
+  const names = (arr) => arr.map((s) => seatName(s, { you: false }));
+  const join = (a) => (a.length > 1 ? `${a.slice(0, -1).join(', ')} y ${a[a.length - 1]}` : a[0] || '');
+  const lines = [];
+  const w = names(g.winners);
+  const low = g.totals[g.winners[0]];
+  lines.push(g.winners.length > 1
+    ? `¡${join(w)}! Empate en lo más bajo con ${low} puntos: la mesa es de los ${g.winners.length}. Mis respetos.`
+    : `¡${w[0]}! Te llevaste la mesa con ${low} puntos. Ni mis corazones pudieron contigo.`);
+  const over = [0, 1, 2, 3].filter((s) => g.totals[s] >= (t.target || 100));
+  if (over.length) lines.push(`${join(names(over))}: te pasaste${over.length > 1 ? 'ron' : ''} de ${t.target}. Mis corazones pesan, ¿eh? Se ${over.length > 1 ? 'les' : 'te'} nota el susto.`);
+  return lines;
+}
+
+function endScene(v, t) {
+  const g = v.game_result;
+  const seated = mySeat() != null;
+  const lines = queenLines(v, t);
+  const parts = [];
+  parts.push(h('div.queen-scene', null,
+    h('div.queen-portrait', { html: queenSVG({ mood: 'wink', label: 'La Dama de Corazones' }) }),
+    h('div.speech', null, lines.map((l) => h('p', null, l)))));
+  if (seated) parts.push(h('p', { class: `verdict ${g.victory ? 'win' : 'lose'}` }, g.victory ? 'Victoria' : 'Derrota'));
+  const rank = h('ol.ranking', null, g.ranking.map((s, i) => h('li', { class: `${g.winners.includes(s) ? 'winner' : ''} ${s === mySeat() ? 'me' : ''}` },
+    h('span.place', null, g.winners.includes(s) ? '♛' : `${i + 1}.`),
+    h('span.rname', null, seatName(s)),
+    h('span.rtotal', null, `${g.totals[s]} puntos`),
+    seatInfo(s).wants_rematch ? h('span.badge-ok', null, '¡Revancha!') : null)));
+  parts.push(rank);
+  const last = countingBox(v, true);
+  if (last) parts.push(h('details.last-hand', null, h('summary', null, 'La última mano'), last));
+  if (seated) {
+    const row = h('div.end-actions');
+    if (g.victory) {
+      const taunts = h('div.taunts', { 'aria-label': 'Pullas' }, (t.taunts || []).map((tt) => h('button.btn.btn-small.btn-taunt', {
+        type: 'button', onclick: () => act('taunt', { taunt_id: tt.id }).then(() => toast('Pulla enviada')).catch(() => {}),
+      }, tt.text)));
+      if ((t.taunts || []).length) row.append(h('p.sub', null, 'Pica a la mesa:'), taunts);
+    }
+    const mine = seatInfo(mySeat());
+    row.append(h('button.btn.btn-primary.btn-big.btn-rematch', {
+      type: 'button', id: 'rematch-btn', disabled: !!mine.wants_rematch,
+      onclick: () => act('rematch').catch(() => {}),
+    }, mine.wants_rematch ? 'Esperando a los demás…' : '¡REVANCHA!'));
+    parts.push(row);
+  }
+  const chatTaunts = (S.state.chat || []).filter((c) => c.kind === 'taunt').slice(-3);
+  if (chatTaunts.length) parts.push(h('ul.taunt-log', null, chatTaunts.map((c) => h('li', null, h('b', null, `${c.name}: `), c.text))));
+  return h('div.overlay-card', { role: 'dialog', 'aria-modal': 'false', 'aria-label': 'Fin de la partida' }, parts);
+}
+
+// ------------------------------------------------------------------ chat
+
+function chatVisible() {
+  return window.matchMedia('(min-width: 1000px) and (orientation: landscape)').matches || S.chatOpen;
+}
+
+function renderChat() {
+  const chat = (S.state && S.state.chat) || [];
+  const have = new Set([...els.chatLog.children].map((li) => li.dataset.id));
+  for (const m of chat) {
+    if (have.has(String(m.id))) continue;
+    const li = h('li', { class: `msg ${m.kind === 'taunt' ? 'taunt' : ''} ${m.seat === mySeat() ? 'mine' : ''}`, dataset: { id: String(m.id) } },
+      h('b', null, m.seat === mySeat() ? 'Tú' : m.name), ' ', h('span', null, m.text));
+    els.chatLog.append(li);
+    if (S.chatSeenInit && m.id > S.chatSeen && m.seat !== mySeat() && !chatVisible()) toast(`${m.name}: ${m.text}`);
+  }
+  if (have.size !== chat.length) els.chatLog.scrollTop = els.chatLog.scrollHeight;
+  S.chatSeenInit = true;
+  const maxId = chat.reduce((a, m) => Math.max(a, m.id), 0);
+  if (chatVisible()) { S.chatSeen = maxId; store(`corazones.chatseen.${TABLE_ID}`, maxId); }
+  const unread = chat.filter((m) => m.id > S.chatSeen && m.seat !== mySeat()).length;
+  els.chatUnread.hidden = unread === 0;
+  els.chatUnread.textContent = String(unread);
+  els.chatBtn.setAttribute('aria-label', unread ? `Chat: ${unread} sin leer` : 'Chat');
+  const canWrite = mySeat() != null;
+  els.chatInput.disabled = !canWrite;
+  els.chatInput.placeholder = canWrite ? 'Escribe a la mesa…' : 'Solo los jugadores escriben en el chat';
+}
+
+function toggleChat(open) {
+  S.chatOpen = open == null ? !S.chatOpen : open;
+  els.app.classList.toggle('chat-open', S.chatOpen);
+  els.chatBtn.setAttribute('aria-expanded', S.chatOpen ? 'true' : 'false');
+  renderChat();
+  if (S.chatOpen) els.chatInput.focus();
+}
+
+els.chatBtn.addEventListener('click', () => toggleChat());
+$('#chat-close').addEventListener('click', () => toggleChat(false));
+els.chatForm.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const text = els.chatInput.value.trim();
+  if (!text) return;
+  els.chatInput.value = '';
+  try { await act('chat', { text }); } catch { els.chatInput.value = text; }
+});
+
+// ------------------------------------------------------------------ menu
+
+function fullscreen() {
+  if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+  else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
+}
+
+function toggleSound() {
+  const on = sound.toggle();
+  toast(on ? 'Sonido: sí' : 'Sonido: no');
+  if (els.menu.open) renderMenu();
+}
+
+async function setDeck(id) {
+  S.deck = id;
+  store('corazones.deck', id);
+  render();
+  renderMenu();
+  if (mySeat() != null || true) act('set_deck', { deck: id }).catch(() => {});
+}
+
+async function enableNotifications() {
+  if (!('Notification' in window)) { toast('Este navegador no tiene avisos', 'error'); return; }
+  const p = await Notification.requestPermission();
+  if (p !== 'granted') { toast('Sin permiso para avisar', 'error'); renderMenu(); return; }
+  const key = body.dataset.vapidKey;
+  try {
+    if (key && 'serviceWorker' in navigator && 'PushManager' in window) {
+      const reg = await navigator.serviceWorker.register('/static/sw.js');
+      const raw = atob(key.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (key.length % 4)) % 4));
+      const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: Uint8Array.from(raw, (c) => c.charCodeAt(0)) });
+      await postJSON(`${API}/push`, { subscription: sub.toJSON() });
+    }
+    toast('Te avisamos cuando sea tu turno');
+  } catch {
+    toast('Te avisamos mientras esta página esté abierta');
+  }
+  renderMenu();
+}
+
+function renderMenu() {
+  const m = me();
+  const t = table();
+  const parts = [];
+  parts.push(h('p.menu-note', null, 'La mesa no se detiene mientras el menú está abierto.'));
+  parts.push(h('div.menu-row', null,
+    h('button.btn.menu-item', { type: 'button', id: 'menu-sound', 'aria-pressed': sound.enabled ? 'true' : 'false', onclick: toggleSound, html: `${sound.enabled ? ICONS.sound : ICONS.mute} Sonido: ${sound.enabled ? 'sí' : 'no'} <kbd>M</kbd>` }),
+    h('button.btn.menu-item', { type: 'button', onclick: fullscreen, html: `${ICONS.expand} Pantalla completa <kbd>F</kbd>` })));
+  const decks = h('div.deck-pick', { role: 'radiogroup', 'aria-label': 'Tu baraja' }, DECKS.map((d) => h('button.deck-opt', {
+    type: 'button', role: 'radio', 'aria-checked': deck() === d.id ? 'true' : 'false', dataset: { deck: d.id },
+    onclick: () => setDeck(d.id),
+  }, h('span.deck-cards', { html: ['QH', 'AS', 'TD', 'KC'].map((c) => `<span class="card" data-deck="${d.id}">${faceSVG(c, d.id)}</span>`).join('') }), h('span.deck-name', null, d.name))));
+  parts.push(h('h3', null, 'Tu baraja'), h('p.menu-note', null, 'Cada quien elige la baraja que ve.'), decks);
+  if (m.is_host) {
+    const sel = h('select', { id: 'level-select', 'aria-label': 'Nivel de los robots' }, Object.entries(LEVELS).map(([k, name]) => h('option', { value: k, selected: t.robot_level === k }, name)));
+    sel.addEventListener('change', () => act('set_level', { robot_level: sel.value }).then(() => toast(`Robots en ${LEVELS[sel.value]}: desde la próxima mano`)).catch(() => {}));
+    parts.push(h('h3', null, 'Nivel de los robots'), h('label.menu-row', null, sel, h('span.menu-note', null, 'Se aplica desde la próxima mano.')));
+  } else {
+    parts.push(h('p.menu-note', null, `Robots: ${LEVELS[t.robot_level] || 'Normal'}`));
+  }
+  const notif = 'Notification' in window ? Notification.permission : 'unsupported';
+  parts.push(h('h3', null, 'Avisos'), h('button.btn.menu-item', {
+    type: 'button', disabled: notif === 'unsupported', onclick: enableNotifications,
+  }, notif === 'granted' ? 'Avisos activados' : notif === 'unsupported' ? 'Avisos no disponibles' : 'Avisarme cuando me toca'));
+  const url = `${location.origin}/t/${TABLE_ID}`;
+  parts.push(h('h3', null, 'Invitar'), h('div.link-row', null,
+    h('input.link', { type: 'text', readonly: true, value: url, 'aria-label': 'Enlace de la mesa' }),
+    h('button.btn', { type: 'button', onclick: async () => toast((await copyText(url)) ? 'Enlace copiado' : 'Copia el enlace a mano') }, 'COPIAR')));
+  if (m.seat_link) {
+    const priv = `${location.origin}${m.seat_link}`;
+    parts.push(h('p.menu-note', null, 'Tu enlace privado, para seguir en otro dispositivo (no lo compartas):'), h('div.link-row', null,
+      h('input.link', { type: 'text', readonly: true, value: priv, 'aria-label': 'Tu enlace privado' }),
+      h('button.btn', { type: 'button', onclick: async () => toast((await copyText(priv)) ? 'Enlace privado copiado' : 'Cópialo a mano') }, 'COPIAR')));
+  }
+  parts.push(h('div.menu-row', null,
+    h('button.btn.menu-item', { type: 'button', onclick: () => { els.menu.close(); openDialog($('#rules-dialog')); } }, 'Cómo se juega'),
+    h('a.btn.menu-item', { href: '/' }, 'Abrir otra mesa')));
+  if (mySeat() != null && t.status !== 'lobby') {
+    parts.push(h('button.btn.btn-danger.menu-item', { type: 'button', id: 'menu-leave', onclick: () => { els.menu.close(); confirmLeave(); } }, 'ABANDONAR'));
+  } else if (mySeat() != null) {
+    parts.push(h('button.btn.btn-ghost.menu-item', { type: 'button', onclick: () => act('leave').then(() => { location.href = '/'; }).catch(() => {}) }, 'Dejar el lugar'));
+  }
+  els.menuBody.replaceChildren(...parts);
+}
+
+function openMenu() {
+  if (els.menu.open) { els.menu.close(); return; }
+  renderMenu();
+  openDialog(els.menu);
+}
+$('#menu-btn').addEventListener('click', openMenu);
+
+// ------------------------------------------------------------------ turn notice
+
+function noticeTurn() {
+  const v = view();
+  if (!v) return;
+  const key = `${S.state.table.game_number}:${v.hand_number}:${v.phase}:${v.turn}:${(v.tricks || []).length}:${v.trick.length}`;
+  if (key === S.lastTurnKey) return;
+  S.lastTurnKey = key;
+  if (v.phase === 'playing' && v.turn != null) {
+    if (v.turn === mySeat()) {
+      sound.play('turn');
+      announce('Te toca');
+      if (document.visibilityState === 'hidden' && 'Notification' in window && Notification.permission === 'granted') {
+        try { new Notification('Corazones: ¡te toca!', { body: table().name || '', tag: `turn-${TABLE_ID}` }); } catch { /* ignore */ }
+      }
+    } else announce(`Le toca a ${seatName(v.turn)}`);
+  } else if (v.phase === 'passing' && S.lastPhaseKey !== `${v.hand_number}:passing`) {
+    announce(v.pass_direction === 'none' ? 'Esta mano no se pasa' : `Mano ${v.hand_number}: elige 3 cartas para pasar ${PASS_SHORT[v.pass_direction]}`);
+  }
+  S.lastPhaseKey = `${v.hand_number}:${v.phase}`;
+}
+
+// ------------------------------------------------------------------ wiring
+
+els.felt.addEventListener('click', (e) => {
+  if (e.target.closest('button, input, a, form')) return;
+  if (S.animating) S.skip = true;
+});
+els.pile.addEventListener('click', (e) => { e.stopPropagation(); if (S.animating) S.skip = true; showLastTrick(); });
+
+setupHandPointer();
+setupInput({
+  moveFocus,
+  chooseFocused,
+  openMenu,
+  toggleSound,
+  fullscreen,
+  isMenuOpen: () => els.menu.open || els.modal.open || $('#rules-dialog').open,
+});
+
+let resizeTimer = 0;
+window.addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => { layoutHand(); renderChat(); }, 60);
+});
+
+S.deck = store('corazones.deck');
+loadState().then(pollLoop).catch((e) => {
+  els.hintLine.textContent = e && e.status === 404 ? 'Esta mesa no existe.' : 'No se pudo abrir la mesa. Reintentando…';
+  setTimeout(() => location.reload(), 4000);
+});
