@@ -73,6 +73,14 @@ def home() -> str:
                    messages=get_flashed_messages())
 
 
+@bp.get("/plain")
+def plain_home() -> str:
+    """ABRIR MESA on the plain page (no script)."""
+    return render_template("plain.html", csrf_token=generate_csrf(), decks=service.DECKS,
+                           levels=service.LEVELS, table=None, plain=True,
+                           messages=get_flashed_messages())
+
+
 @bp.get("/t/<table_id>")
 def table_page(table_id: str) -> str | tuple[str, int]:
     if db.session.get(Table, table_id) is None:
@@ -142,7 +150,7 @@ def plain_create() -> WResponse:
         table_id = service.create_table(device_id, body)
     except ServiceError as err:
         flash(err.message)
-        return redirect(url_for("tables.home"))
+        return redirect(url_for("tables.plain_home"))
     return redirect(url_for("tables.plain_page", table_id=table_id))
 
 

@@ -1,0 +1,509 @@
+"""Every route and every error of the HTTP API, through Flask's test client."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+import pytest
+from conftest import Player, close_app, make_app, wait_until
+
+import robots
+from tables import service
+from tables.db import db
+from tables.models import Action, Table
+
+pytestmark = pytest.mark.db
+
+
+def lobby(app: Any, humans: int = 1, robots_: int = 3, **opts: Any) -> tuple[str, list[Player]]:
+    host = Player(app)
+    tid = host.create("Ana", **opts)
+    players = [host]
+    for i in range(1, humans):
+        p = Player(app)
+        p.act(tid, "sit", name=f"Jugador {i}")
+        players.append(p)
+    for seat in range(humans, humans + robots_):
+        host.act(tid, "add_robot", seat=seat)
+    return tid, players
+
+
+def count_actions(app: Any, tid: str, kind: str | None = None) -> int:
+    with app.app_context():
+        q = db.session.query(Action).filter(Action.table_id == tid)
+        if kind:
+            q = q.filter(Action.type == kind)
+        n = q.count()
+        db.session.rollback()
+        return n
+
+
+def count_human_entries(app: Any, tid: str) -> int:
+    with app.app_context():
+        n = db.session.query(Action).filter(Action.table_id == tid,
+                                            Action.device_id.is_not(None)).count()
+        db.session.rollback()
+        return n
+
+
+def error(r: Any, status: int, code: str) -> dict[str, Any]:
+    assert r.status_code == status, (r.status_code, r.get_json())
+    body = r.get_json()
+    assert body["error"] == code, body
+    assert isinstance(body["message"], str) and body["message"]
+    return dict(body)
+
+
+# ------------------------------------------------------------------ creating and reading
+
+
+def test_create_table_gives_link_seat_zero_and_a_safe_cookie(app):
+    ana = Player(app)
+    r = ana.post("/api/tables", {"host_name": "Ana", "target": 100, "renege": "permitido",
+                                 "deck": "noche", "robot_level": "dificil"})
+    assert r.status_code == 201
+    body = r.get_json()
+    tid = body["table_id"]
+    assert len(tid) >= 22 and body["url"] == f"/t/{tid}"
+    st = body["state"]
+    assert st["me"] == {**st["me"], "seat": 0, "is_host": True, "spectator": False}
+    assert st["table"]["seats"][0]["label"] == "Ana" and st["table"]["seats"][0]["is_host"]
+    assert st["table"]["renege"] == "permitido" and st["table"]["robot_level"] == "dificil"
+    assert st["me"]["deck"] == "noche" and st["me"]["seat_link"].startswith(f"/t/{tid}/s/")
+    cookie = r.headers.getlist("Set-Cookie")
+    dev = next(c for c in cookie if c.startswith("corazones_device="))
+    assert "HttpOnly" in dev and "SameSite=Lax" in dev and "Secure" not in dev
+    token = dev.split(";")[0].split("=", 1)[1]
+    with app.app_context():
+        from tables.models import Device
+
+        hashes = [d.token_hash for d in db.session.query(Device).all()]
+        assert token not in hashes and service.hashlib.sha256(token.encode()).hexdigest() in hashes
+    # the same device at a second table: the cookie does not change or grow
+    r2 = ana.post("/api/tables", {"host_name": "Ana"})
+    assert r2.status_code == 201
+    assert not any(c.startswith("corazones_device=") for c in r2.headers.getlist("Set-Cookie"))
+
+
+@pytest.mark.parametrize("body,code", [
+    ({"host_name": ""}, "bad_name"),
+    ({"host_name": "x" * 25}, "bad_name"),
+    ({"host_name": 5}, "bad_name"),
+    ({"host_name": "Ana\u0000"}, "bad_name"),
+    ({"host_name": "Ana", "target": 75}, "bad_target"),
+    ({"host_name": "Ana", "target": True}, "bad_target"),
+    ({"host_name": "Ana", "renege": "a veces"}, "bad_renege"),
+    ({"host_name": "Ana", "deck": "otra"}, "bad_deck"),
+    ({"host_name": "Ana", "robot_level": "experto"}, "bad_level"),
+    ([1, 2], "bad_json"),
+])
+def test_create_table_refuses_bad_input(app, body, code):
+    error(Player(app).post("/api/tables", body), 400, code)
+
+
+def test_malformed_json_and_missing_csrf_are_refused(app):
+    p = Player(app)
+    r = p.client.post("/api/tables", data="{no json", content_type="application/json",
+                      headers={"X-CSRFToken": p.csrf})
+    error(r, 400, "bad_json")
+    error(p.post("/api/tables", {"host_name": "Ana"}, csrf=False), 400, "csrf")
+    r = p.client.post("/api/tables", json={"host_name": "Ana"},
+                      headers={"X-CSRFToken": "forged"})
+    error(r, 400, "csrf")
+    with app.app_context():
+        assert service.table_count() >= 0
+    error(p.client.get("/api/tables"), 405, "method_not_allowed")
+    error(p.post("/api/tables", {"host_name": "A" * 70000}), 413, "too_large")
+    error(p.client.get("/api/nothing-here"), 404, "not_found")
+
+
+def test_unknown_table_and_bad_since(app):
+    p = Player(app)
+    error(p.client.get("/api/tables/nope"), 404, "not_found")
+    error(p.client.get("/api/tables/nope/poll?since=0"), 404, "not_found")
+    error(p.act("nope", "chat", expect=None, text="hola"), 404, "not_found")
+    tid = p.create()
+    error(p.client.get(f"/api/tables/{tid}?since=abc"), 400, "bad_since")
+    error(p.client.get(f"/api/tables/{tid}/poll?since=-1"), 400, "bad_since")
+    r = p.client.get("/t/nope")
+    assert r.status_code == 404 and "no existe" in r.get_data(as_text=True)
+
+
+def test_get_changes_nothing_and_sets_no_cookie(app):
+    ana = Player(app)
+    tid = ana.create()
+    before = ana.state(tid)["version"]
+    visitor = Player(app)
+    for url in (f"/api/tables/{tid}", f"/t/{tid}", f"/t/{tid}/plain", f"/api/tables/{tid}?since=0",
+                "/", "/plain", "/api/openapi.json"):
+        r = visitor.client.get(url)
+        assert r.status_code == 200, url
+        assert not any(c.startswith("corazones_device=")
+                       for c in r.headers.getlist("Set-Cookie")), url
+    assert ana.state(tid)["version"] == before
+    st = visitor.state(tid)
+    assert st["me"]["spectator"] and st["me"]["seat"] is None and st["me"]["can_sit"]
+
+
+def test_security_headers(app):
+    p = Player(app)
+    tid = p.create()
+    for url in (f"/t/{tid}", f"/t/{tid}/plain", f"/api/tables/{tid}"):
+        r = p.client.get(url)
+        assert r.headers["Content-Security-Policy"].startswith("default-src 'self'")
+        assert r.headers["Referrer-Policy"] == "no-referrer"
+        assert r.headers["X-Robots-Tag"] == "noindex"
+    assert "unsafe-inline" not in p.client.get("/").headers["Content-Security-Policy"]
+
+
+# ------------------------------------------------------------------ lobby
+
+
+def test_sit_first_come_first_served_and_return_to_the_seat(app):
+    tid, (ana, beto) = lobby(app, humans=2, robots_=0)
+    st = beto.state(tid)
+    assert st["me"]["seat"] == 1 and st["table"]["seats"][1]["name"] == "Jugador 1"
+    r = beto.act(tid, "sit", name="Otro nombre")  # already seated: returns to the same seat
+    assert r.get_json()["state"]["me"]["seat"] == 1
+    assert r.get_json()["state"]["table"]["seats"][1]["name"] == "Jugador 1"
+    c, d, e = Player(app), Player(app), Player(app)
+    c.act(tid, "sit", name="Carla")
+    d.act(tid, "sit", name="Dani")
+    body = error(e.act(tid, "sit", expect=None, name="Eva"), 409, "table_full")
+    assert body["state"]["me"]["spectator"] and not body["state"]["me"]["can_sit"]
+    error(Player(app).act(tid, "sit", expect=None, name=""), 400, "bad_name")
+    ana.act(tid, "start")
+    error(Player(app).act(tid, "sit", expect=None, name="Tarde"), 409, "game_started")
+
+
+def test_robots_are_added_and_removed_by_the_host_only(app):
+    tid, (ana, beto) = lobby(app, humans=2, robots_=0)
+    error(beto.act(tid, "add_robot", expect=None, seat=2), 403, "not_host")
+    error(ana.act(tid, "add_robot", expect=None, seat=1), 409, "seat_taken")
+    error(ana.act(tid, "add_robot", expect=None, seat=7), 400, "bad_seat")
+    error(ana.act(tid, "add_robot", expect=None, seat="2"), 400, "bad_seat")
+    st = ana.act(tid, "add_robot", seat=2).get_json()["state"]
+    assert st["table"]["seats"][2]["kind"] == "robot"
+    assert st["table"]["seats"][2]["label"] == "ROBOT Carmen"
+    st = ana.act(tid, "add_robot", seat=3).get_json()["state"]
+    assert st["table"]["seats"][3]["label"] == "ROBOT Tito"
+    error(ana.act(tid, "remove_robot", expect=None, seat=1), 409, "not_robot")
+    error(beto.act(tid, "remove_robot", expect=None, seat=2), 403, "not_host")
+    st = ana.act(tid, "remove_robot", seat=2).get_json()["state"]
+    assert st["table"]["seats"][2]["kind"] == "empty" and st["me"]["can_sit"] is False
+    assert Player(app).state(tid)["me"]["can_sit"]
+    error(ana.act(tid, "start", expect=None), 409, "not_full")
+    error(beto.act(tid, "start", expect=None), 403, "not_host")
+
+
+def test_leave_before_and_during_the_game(app):
+    tid, (ana, beto, carla) = lobby(app, humans=3, robots_=1)
+    error(ana.act(tid, "leave", expect=None), 409, "host_cannot_leave")
+    st = carla.act(tid, "leave").get_json()["state"]
+    assert st["me"]["seat"] is None and st["table"]["seats"][2]["kind"] == "empty"
+    error(carla.act(tid, "leave", expect=None), 403, "not_seated")
+    carla.act(tid, "sit", name="Carla")
+    ana.act(tid, "start")
+    st = beto.act(tid, "leave").get_json()["state"]
+    seat = st["table"]["seats"][1]
+    assert st["me"]["spectator"] and seat["left"] and seat["label"].startswith("ROBOT ")
+    assert "hand" not in st["view"]
+    # the robot standing in passes for Beto
+    wait_until(lambda: ana.state(tid)["view"]["pass_confirmed"][1], 10)
+
+
+# ------------------------------------------------------------------ playing
+
+
+def test_game_errors_change_nothing(app):
+    tid, (ana, beto) = lobby(app, humans=2, robots_=2)
+    ana.act(tid, "start")
+    st = ana.state(tid)
+    humans_before = count_human_entries(app, tid)
+    hand = st["view"]["hand"]
+    assert len(hand) == 13 and st["view"]["phase"] == "passing"
+    error(ana.act(tid, "play", expect=None, card=hand[0]), 409, "wrong_phase")
+    error(ana.act(tid, "play", expect=None, card="ZZ"), 400, "bad_card")
+    error(ana.act(tid, "play", expect=None, card=12), 400, "bad_card")
+    error(ana.act(tid, "confirm_pass", expect=None, cards=hand[:2]), 400, "bad_pass")
+    error(ana.act(tid, "confirm_pass", expect=None, cards=[hand[0]] * 3), 400, "bad_pass")
+    other = next(c for c in beto.state(tid)["view"]["hand"])
+    error(ana.act(tid, "confirm_pass", expect=None, cards=[hand[0], hand[1], other]), 409,
+          "not_in_hand")
+    error(ana.act(tid, "accuse", expect=None, accused=1), 409, "no_accusations")
+    error(ana.act(tid, "close_count", expect=None), 409, "wrong_phase")
+    error(ana.act(tid, "rematch", expect=None), 409, "not_finished")
+    error(ana.act(tid, "nonsense", expect=None), 400, "bad_action")
+    error(ana.act(tid, "chat", expect=None, text="hola", action_id=5), 400, "bad_action_id")
+    error(ana.act(tid, "play", expect=None, card=hand[0], version="x"), 400, "bad_version")
+    spectator = Player(app)
+    body = error(spectator.act(tid, "confirm_pass", expect=None, cards=hand[:3]), 403,
+                 "not_seated")
+    assert "state" not in body or "hand" not in (body["state"]["view"] or {})
+    error(spectator.act(tid, "play", expect=None, card=hand[0]), 403, "not_seated")
+    assert count_human_entries(app, tid) == humans_before
+    assert ana.state(tid)["view"]["hand"] == hand
+    # choose, change, confirm
+    ana.act(tid, "choose_pass", cards=hand[:3])
+    st = ana.act(tid, "choose_pass", cards=hand[3:6]).get_json()["state"]
+    assert st["view"]["pass_selected"] == hand[3:6]
+    st = ana.act(tid, "confirm_pass").get_json()["state"]
+    assert st["view"]["pass_confirmed"][0]
+    error(ana.act(tid, "choose_pass", expect=None, cards=hand[:3]), 409, "already_passed")
+    bh = beto.state(tid)["view"]["hand"]
+    beto.act(tid, "confirm_pass", cards=bh[:3], version=0)  # passes ignore the version
+    st = wait_until(lambda: (s := ana.state(tid))["view"]["phase"] == "playing" and s, 10)
+    view = st["view"]
+    turn = view["turn"]
+    if turn in (0, 1):
+        me, other_p = (ana, beto) if turn == 0 else (beto, ana)
+        mine = me.state(tid)["view"]
+        theirs = other_p.state(tid)["view"]
+        error(other_p.act(tid, "play", expect=None, card=theirs["hand"][0]), 409,
+              "not_your_turn")
+        if mine["illegal"]:
+            bad, reason = next(iter(mine["illegal"].items()))
+            body = error(me.act(tid, "play", expect=None, card=bad), 409, body_code(reason))
+            assert body["message"] == reason
+            assert body["state"]["view"]["hand"] == mine["hand"]
+        body = error(me.act(tid, "play", expect=None, card=mine["legal"][0], version=1), 409,
+                     "stale")
+        assert body["state"]["view"]["hand"] == mine["hand"]
+        r = me.act(tid, "play", card=mine["legal"][0], version=body["state"]["version"])
+        assert mine["legal"][0] not in r.get_json()["state"]["view"]["hand"]
+
+
+def body_code(reason: str) -> str:
+    return {"Debes salir con el 2 de tréboles": "must_lead_2c",
+            "Los corazones no están rotos": "hearts_not_broken",
+            "No se juegan puntos en la primera baza": "no_points_first_trick"}.get(
+        reason, "must_follow")
+
+
+def test_same_action_id_is_applied_once_with_the_same_answer(app):
+    tid, (ana,) = lobby(app, humans=1, robots_=0)
+    body = {"type": "chat", "text": "hola", "action_id": "abc-123"}
+    r1 = ana.post(f"/api/tables/{tid}/actions", body)
+    r2 = ana.post(f"/api/tables/{tid}/actions", body)
+    assert r1.status_code == r2.status_code == 200
+    assert r1.get_json()["state"]["version"] == r2.get_json()["state"]["version"]
+    assert r1.get_json()["log"] == r2.get_json()["log"]
+    assert count_actions(app, tid, "chat") == 1
+    intruder = Player(app)
+    intruder.act(tid, "sit", name="Beto")
+    r3 = intruder.post(f"/api/tables/{tid}/actions", body)
+    error(r3, 409, "action_id_reused")
+
+
+def my_move(p: Player, tid: str, seat: int) -> dict[str, Any] | None:
+    s = p.state(tid)
+    v = s["view"]
+    return s if v["phase"] in ("counting", "game_over") or seat in v["to_act"] else None
+
+
+def test_chat_taunt_rematch_and_a_whole_game(app):
+    tid, (ana,) = lobby(app, humans=1, robots_=3, target=50)
+    error(ana.act(tid, "chat", expect=None, text="x" * 301), 400, "chat_too_long")
+    error(ana.act(tid, "chat", expect=None, text="   "), 400, "bad_chat")
+    error(ana.act(tid, "chat", expect=None, text=None), 400, "bad_chat")
+    st = ana.act(tid, "chat", text="<b>hola</b> & <script>x</script>").get_json()["state"]
+    assert st["chat"][-1]["text"] == "<b>hola</b> & <script>x</script>"
+    page = Player(app).client.get(f"/t/{tid}/plain").get_data(as_text=True)
+    assert "&lt;script&gt;x&lt;/script&gt;" in page and "<script>x" not in page
+    error(Player(app).act(tid, "chat", expect=None, text="hola"), 403, "not_seated")
+    error(ana.act(tid, "taunt", expect=None, taunt_id="t1"), 403, "not_winner")
+    ana.act(tid, "start")
+    rng = random.Random(3)
+    for _ in range(400):
+        st = wait_until(lambda: my_move(ana, tid, 0), 20)
+        view = st["view"]
+        if view["phase"] == "game_over":
+            break
+        if view["phase"] == "counting":
+            ana.act(tid, "close_count")
+            continue
+        action = robots.decide(view, "facil", rng)
+        ana.act(tid, action.pop("type"), **action)
+    assert st["table"]["status"] == "finished"
+    winners = st["view"]["game_result"]["winners"]
+    error(ana.act(tid, "taunt", expect=None, taunt_id="zz"), 400, "bad_taunt")
+    if 0 in winners:
+        st = ana.act(tid, "taunt", taunt_id="t2").get_json()["state"]
+        assert st["chat"][-1]["kind"] == "taunt"
+    else:
+        error(ana.act(tid, "taunt", expect=None, taunt_id="t2"), 403, "not_winner")
+    assert all(s["wants_rematch"] for s in st["table"]["seats"][1:])
+    st = ana.act(tid, "rematch").get_json()["state"]
+    assert st["table"]["game_number"] == 2 and st["table"]["status"] == "playing"
+    assert st["view"]["hand_number"] == 1 and st["view"]["totals"] == [0, 0, 0, 0]
+
+
+def test_rematch_waits_for_every_human(app):
+    tid, (ana, beto) = lobby(app, humans=2, robots_=2, target=50)
+    ana.act(tid, "start")
+    with app.app_context():  # finish the game fast: a robot-only table plays it out
+        t = db.session.get(Table, tid)
+        assert t is not None
+    beto.act(tid, "leave")
+    ana.act(tid, "leave")
+    st = wait_until(lambda: (s := Player(app).state(tid))["table"]["status"] == "finished"
+                    and s, 60)
+    assert st["view"]["phase"] == "game_over"
+    error(ana.act(tid, "rematch", expect=None), 403, "not_seated")
+
+
+def test_levels_and_decks(app):
+    tid, (ana, beto) = lobby(app, humans=2, robots_=2)
+    error(beto.act(tid, "set_level", expect=None, robot_level="facil"), 403, "not_host")
+    error(ana.act(tid, "set_level", expect=None, robot_level="x"), 400, "bad_level")
+    st = ana.act(tid, "set_level", robot_level="facil").get_json()["state"]
+    assert st["table"]["robot_level"] == st["table"]["hand_level"] == "facil"
+    ana.act(tid, "start")
+    st = ana.act(tid, "set_level", robot_level="dificil").get_json()["state"]
+    assert st["table"]["robot_level"] == "dificil" and st["table"]["hand_level"] == "facil"
+    watcher = Player(app)
+    error(watcher.act(tid, "set_deck", expect=None, deck="otra"), 400, "bad_deck")
+    st = watcher.act(tid, "set_deck", deck="jardin").get_json()["state"]
+    assert st["me"]["deck"] == "jardin" and st["table"]["deck"] == "reino"
+    assert ana.state(tid)["me"]["deck"] == "reino"
+    assert watcher.state(tid)["me"]["deck"] == "jardin"
+
+
+def test_seat_link_moves_a_seat_to_another_device(app):
+    tid, (ana, beto) = lobby(app, humans=2, robots_=0)
+    link = beto.state(tid)["me"]["seat_link"]
+    phone = Player(app)
+    page = phone.client.get(link)
+    assert page.status_code == 200 and "USAR MI LUGAR AQUÍ" in page.get_data(as_text=True)
+    assert beto.state(tid)["me"]["seat"] == 1  # the GET moved nothing
+    r = phone.client.post(link, data={"csrf_token": phone.csrf})
+    assert r.status_code == 302 and r.headers["Location"].endswith(f"/t/{tid}")
+    assert phone.state(tid)["me"]["seat"] == 1
+    assert beto.state(tid)["me"]["seat"] is None
+    r = Player(app)
+    again = r.client.post(link, data={"csrf_token": r.csrf})
+    assert again.status_code == 404
+    assert phone.client.post(link, data={}).status_code == 400  # no CSRF token
+    error(beto.act(tid, "reissue_link", expect=None, seat=1), 403, "not_host")
+    old = phone.state(tid)["me"]["seat_link"]
+    ana.act(tid, "reissue_link", seat=1)
+    assert phone.state(tid)["me"]["seat_link"] != old
+
+
+def test_openapi_document_matches_the_routes(app):
+    doc = Player(app).client.get("/api/openapi.json").get_json()
+    assert doc["openapi"].startswith("3.")
+    routes = set()
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/api/"):
+            path = rule.rule.replace("<", "{").replace(">", "}")
+            for method in rule.methods - {"HEAD", "OPTIONS"}:
+                routes.add((path, method.lower()))
+    documented = {(p, m) for p, ops in doc["paths"].items() for m in ops}
+    assert routes == documented
+    enum = doc["components"]["schemas"]["Action"]["properties"]["type"]["enum"]
+    assert set(enum) == set(service.HANDLERS)
+    api_md = (service.__file__.rsplit("/tables/", 1)[0] + "/docs/API.md")
+    text = open(api_md, encoding="utf-8").read()
+    for path, _ in routes:
+        assert path.replace("{table_id}", "<id>") in text, path
+    for kind in service.ACTION_TYPES:
+        assert f"`{kind}`" in text, kind
+
+
+# ------------------------------------------------------------------ live updates
+
+
+def test_poll_returns_at_once_times_out_and_wakes_on_change(app):
+    tid, (ana,) = lobby(app, humans=1, robots_=0)
+    v = ana.state(tid)["version"]
+    body = ana.client.get(f"/api/tables/{tid}/poll?since=0").get_json()
+    assert body["state"]["version"] == v and [e["version"] for e in body["log"]] == list(
+        range(1, v + 1))
+    t0 = time.monotonic()
+    body = ana.client.get(f"/api/tables/{tid}/poll?since={v}").get_json()
+    assert body["log"] == [] and 1.5 < time.monotonic() - t0 < 4  # POLL_TIMEOUT = 2 s
+    got: dict[str, Any] = {}
+
+    def wait() -> None:
+        t = time.monotonic()
+        got["body"] = Player(app).client.get(f"/api/tables/{tid}/poll?since={v}").get_json()
+        got["at"] = time.monotonic() - t
+
+    th = threading.Thread(target=wait)
+    th.start()
+    time.sleep(0.3)
+    sent = time.monotonic()
+    ana.act(tid, "chat", text="¿hay alguien?")
+    th.join()
+    assert got["body"]["log"][0]["text"] == "¿hay alguien?"
+    assert got["at"] - (sent - time.monotonic() + got["at"]) < 5
+    assert got["at"] < 1.5
+
+
+# ------------------------------------------------------------------ plain page, limits, expiry
+
+
+def test_plain_page_plays_end_to_end_without_script(app):
+    p = Player(app)
+    r = p.client.post("/plain/new", data={"csrf_token": p.csrf, "host_name": "Ana",
+                                          "target": "50", "renege": "impedido",
+                                          "deck": "cuatro", "robot_level": "facil"})
+    assert r.status_code == 302
+    url = r.headers["Location"]
+    tid = url.split("/t/")[1].split("/")[0]
+    for seat in (1, 2, 3):
+        p.client.post(url, data={"csrf_token": p.csrf, "type": "add_robot", "seat": str(seat)})
+    page = p.client.get(url).get_data(as_text=True)
+    assert page.count("ROBOT ") == 3 and "EMPEZAR LA PARTIDA" in page and "<script" not in page
+    p.client.post(url, data={"csrf_token": p.csrf, "type": "start"})
+    hand = p.state(tid)["view"]["hand"]
+    r = p.client.post(url, data={"csrf_token": p.csrf, "type": "confirm_pass", "cards": hand[:3]})
+    assert r.status_code == 302
+    st = wait_until(lambda: (s := p.state(tid))["view"]["phase"] == "playing"
+                    and s["view"]["turn"] == 0 and s, 20)
+    card = st["view"]["legal"][0]
+    p.client.post(url, data={"csrf_token": p.csrf, "type": "play", "card": card})
+    st = p.state(tid)
+    played = [c["card"] for t in st["view"]["tricks"] for c in t["cards"]] + \
+        [c["card"] for c in st["view"]["trick"]]
+    assert card in played
+    r = p.client.post(url, data={"csrf_token": p.csrf, "type": "play", "card": "ZZ"},
+                      follow_redirects=True)
+    assert "Esa carta no existe" in r.get_data(as_text=True)
+
+
+def test_rate_limits_on_creation_and_chat(migrated):
+    app = make_app(migrated, RATELIMIT_CREATE="2 per minute", RATELIMIT_CHAT="3 per minute")
+    try:
+        p = Player(app)
+        tid = p.create()
+        p.create()
+        error(p.post("/api/tables", {"host_name": "Ana"}), 429, "rate_limited")
+        for _ in range(3):
+            p.act(tid, "chat", text="hola")
+        error(p.act(tid, "chat", expect=None, text="hola"), 429, "rate_limited")
+        p.act(tid, "set_deck", deck="noche")  # other actions are not limited
+    finally:
+        close_app(app)
+
+
+def test_idle_tables_expire(app):
+    from datetime import timedelta
+
+    from tables.models import utcnow
+    from tables.scheduler import expire_job
+
+    old, (ana,) = lobby(app, humans=1, robots_=0)
+    fresh = ana.create()
+    with app.app_context():
+        t = db.session.get(Table, old)
+        t.updated_at = utcnow() - timedelta(days=31)
+        db.session.commit()
+    assert expire_job(app) >= 1
+    error(ana.client.get(f"/api/tables/{old}"), 404, "not_found")
+    assert ana.state(fresh)["table"]["id"] == fresh
+    assert count_actions(app, old) == 0

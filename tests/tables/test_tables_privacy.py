@@ -1,0 +1,147 @@
+"""Whole games played by robot choices through four human seats, with every response every seat
+and a spectator receives scanned for a card its viewer may not see (both renege modes)."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+from conftest import Player
+
+import robots
+from rules import Game
+from tables.db import db
+from tables.models import Table
+
+# Privacy is the service's logic, not the database's: this runs once, on SQLite.
+
+CARD = re.compile(r"^(10|[2-9TJQKA])[CDHS]$")
+
+
+def cards_in(obj: Any, out: set[str]) -> set[str]:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if isinstance(k, str) and CARD.match(k):
+                out.add(k)
+            cards_in(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            cards_in(v, out)
+    elif isinstance(obj, str) and CARD.match(obj):
+        out.add(obj)
+    return out
+
+
+def hidden_for(game: Game, seat: int | None) -> set[str]:
+    data = game.to_json()
+    hidden: set[str] = set()
+    for s in range(4):
+        if s != seat:
+            hidden |= set(data["hands"][s])
+    if seat is not None:
+        hidden -= set(data["pass_sel"][seat])
+    return hidden
+
+
+def server_game(app: Any, tid: str) -> Game:
+    with app.app_context():
+        t = db.session.get(Table, tid)
+        assert t is not None and t.game_json
+        g = Game.from_json(t.game_json)
+        db.session.rollback()
+        return g
+
+
+def scan(app: Any, tid: str, seat: int | None, body: Any, public: set[str]) -> int:
+    """Check one response for ``seat`` (None: spectator).
+
+    The state must hold no card of another seat's current hand (minus what this seat passed). The
+    log entries may only name cards already played in public, or this seat's own pass.
+    """
+    state = body.get("state")
+    seen: set[str] = set()
+    if state is not None:
+        current = dict(state)
+        if current.get("view"):
+            current["view"] = {k: v for k, v in current["view"].items() if k != "history"}
+        seen = cards_in(current, set())
+        leaked = seen & hidden_for(server_game(app, tid), seat)
+        assert not leaked, f"viewer {seat} was sent hidden cards {sorted(leaked)} in its state"
+    for entry in body.get("log", []):
+        if entry["type"] == "play":
+            public.add(entry["card"])
+        allowed = set(public)
+        if entry["type"] in ("choose_pass", "confirm_pass") and entry["seat"] == seat:
+            allowed |= set(entry.get("cards") or ())
+        named = cards_in(entry, set())
+        assert named <= allowed, f"log entry {entry} leaks {sorted(named - allowed)} to {seat}"
+        assert "deck" not in entry
+        seen |= named
+    return len(seen)
+
+
+def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
+    rng = random.Random(seed)
+    ana = Player(app)
+    tid = ana.create("Ana", renege=renege, target=50)
+    players = [ana] + [Player(app) for _ in range(3)]
+    for i, p in enumerate(players[1:], 1):
+        r = p.act(tid, "sit", name=f"P{i}")
+        assert r.get_json()["state"]["me"]["seat"] == i
+    watcher = Player(app)
+    ana.act(tid, "start")
+    since = [0] * 5
+    public: list[set[str]] = [set() for _ in range(5)]
+    stats = {"responses": 0, "accusations": 0, "reneges": 0, "hands": 0}
+
+    def look() -> None:
+        for i, p in enumerate(players + [watcher]):
+            r = p.client.get(f"/api/tables/{tid}?since={since[i]}")
+            body = r.get_json()
+            scan(app, tid, i if i < 4 else None, body, public[i])
+            since[i] = body["state"]["version"]
+            stats["responses"] += 1
+        assert body["state"]["view"] is None or "hand" not in body["state"]["view"]
+
+    for _ in range(2000):
+        look()
+        view = players[0].state(tid)["view"]
+        phase = view["phase"]
+        if phase == "game_over":
+            break
+        if phase == "counting":
+            stats["hands"] += 1
+            closer = rng.randrange(4)
+            r = players[closer].act(tid, "close_count")
+            scan(app, tid, closer, r.get_json(), set(public[closer]))
+            continue
+        actors = view["to_act"]
+        seat = rng.choice(actors)
+        p = players[seat]
+        mine = p.state(tid)["view"]
+        if renege == "permitido" and mine["can_accuse"] and rng.random() < 0.03:
+            accused = rng.choice([s for s in range(4) if s != seat])
+            r = p.act(tid, "accuse", accused=accused)
+            stats["accusations"] += 1
+        elif phase == "playing" and mine["renege_cards"] and rng.random() < 0.3:
+            r = p.act(tid, "play", card=rng.choice(mine["renege_cards"]))
+            stats["reneges"] += 1
+        else:
+            action = robots.decide(mine, "facil", rng)
+            r = p.act(tid, action.pop("type"), **action)
+        scan(app, tid, seat, r.get_json(), set(public[seat]))
+        stats["responses"] += 1
+    else:
+        raise AssertionError("game did not end")
+    return stats
+
+
+@pytest.mark.parametrize("renege", ["impedido", "permitido"])
+def test_no_hidden_card_reaches_any_viewer(app, renege):
+    stats = play_game(app, renege, seed=7 if renege == "impedido" else 11)
+    assert stats["hands"] >= 1
+    assert stats["responses"] > 200
+    if renege == "permitido":
+        assert stats["reneges"] + stats["accusations"] > 0
