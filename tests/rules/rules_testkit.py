@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -96,17 +97,9 @@ def random_game(
     raise AssertionError("the game did not end")
 
 
+_CARD_TOKEN = re.compile(r'"([2-9TJQKA][CDHS])"')
+
+
 def strings_in(obj: Any) -> set[str]:
-    """Every string (keys and values) anywhere in a JSON-like value."""
-    out: set[str] = set()
-    stack = [obj]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            out.add(x)
-        elif isinstance(x, dict):
-            stack.extend(x.keys())
-            stack.extend(x.values())
-        elif isinstance(x, (list, tuple)):
-            stack.extend(x)
-    return out
+    """Every card-like string (a key or a value) anywhere in a JSON-able value."""
+    return set(_CARD_TOKEN.findall(json.dumps(obj)))
