@@ -60,6 +60,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         TABLE_EXPIRY_DAYS=int(os.environ.get("TABLE_EXPIRY_DAYS", "30")),
         VAPID_PUBLIC_KEY="",
     )
+    for key in ("RATELIMIT_CREATE", "RATELIMIT_CHAT", "RATELIMIT_KEY_PREFIX"):
+        if os.environ.get(key):
+            app.config[key] = os.environ[key]
     app.config.from_pyfile("config.py", silent=True)
     if test_config:
         app.config.update(test_config)

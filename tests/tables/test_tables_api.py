@@ -31,6 +31,17 @@ def lobby(app: Any, humans: int = 1, robots_: int = 3, **opts: Any) -> tuple[str
     return tid, players
 
 
+def near_the_end(app: Any, tid: str, totals: list[int]) -> None:
+    """Fixture shortcut: the game's totals so far (the target is 50), so one hand ends it."""
+    from tables.db import locked_table
+
+    with app.app_context(), locked_table(tid) as t:
+        assert t is not None and t.game_json is not None
+        data = dict(t.game_json)
+        data["totals"] = totals
+        t.game_json = data
+
+
 def count_actions(app: Any, tid: str, kind: str | None = None) -> int:
     with app.app_context():
         q = db.session.query(Action).filter(Action.table_id == tid)
@@ -316,6 +327,7 @@ def test_chat_taunt_rematch_and_a_whole_game(app):
     error(Player(app).act(tid, "chat", expect=None, text="hola"), 403, "not_seated")
     error(ana.act(tid, "taunt", expect=None, taunt_id="t1"), 403, "not_winner")
     ana.act(tid, "start")
+    near_the_end(app, tid, [30, 45, 40, 44])
     rng = random.Random(3)
     for _ in range(400):
         st = wait_until(lambda: my_move(ana, tid, 0), 20)
@@ -344,9 +356,7 @@ def test_chat_taunt_rematch_and_a_whole_game(app):
 def test_rematch_waits_for_every_human(app):
     tid, (ana, beto) = lobby(app, humans=2, robots_=2, target=50)
     ana.act(tid, "start")
-    with app.app_context():  # finish the game fast: a robot-only table plays it out
-        t = db.session.get(Table, tid)
-        assert t is not None
+    near_the_end(app, tid, [45, 45, 45, 45])
     beto.act(tid, "leave")
     ana.act(tid, "leave")
     st = wait_until(lambda: (s := Player(app).state(tid))["table"]["status"] == "finished"
