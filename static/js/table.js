@@ -3,7 +3,7 @@
 // shows `view.legal` / `view.illegal` and the results the server sends back.
 import { getJSON, postJSON, uuid, ApiError } from './api.js';
 import { DECKS, queenSVG, queenEyeSVG, suitName } from './decks.js';
-import sound from './sound.js';
+import realSound from './sound.js';
 import {
   $, h, faceSVG, backSVG, cardEl, short, cardLabel, sortCards, LEVELS, PASS_WORDS, PASS_SHORT,
   store, reducedMotion, copyText, openDialog, ICONS,
@@ -11,6 +11,16 @@ import {
 import { setupInput } from './input.js';
 
 const body = document.body;
+// Every sound goes through here; the last few names are kept on <body data-sounds> for checks.
+const sound = {
+  get enabled() { return realSound.enabled; },
+  toggle: () => realSound.toggle(),
+  play(name) {
+    const list = (body.dataset.sounds || '').split(' ').filter(Boolean).slice(-9);
+    body.dataset.sounds = [...list, name].join(' ');
+    return realSound.play(name);
+  },
+};
 const TABLE_ID = body.dataset.tableId;
 const API = body.dataset.api || `/api/tables/${TABLE_ID}`;
 const POS = ['bottom', 'left', 'top', 'right'];
@@ -74,6 +84,7 @@ const myTurn = () => {
 };
 const rm = () => reducedMotion();
 const ms = (n) => (S.skip ? 0 : rm() ? Math.min(n, 120) : n);
+const pts = (n) => `${n} ${n === 1 ? 'punto' : 'puntos'}`;
 const sleep = (n) => new Promise((r) => setTimeout(r, n));
 
 // ------------------------------------------------------------------ small UI pieces
@@ -268,6 +279,8 @@ function render() {
   body.dataset.spectator = mySeat() == null ? '1' : '0';
   body.dataset.version = String(S.version);
   body.dataset.seat = mySeat() == null ? '' : String(mySeat());
+  body.dataset.game = String(t.game_number || 1);
+  body.dataset.hand = v ? String(v.hand_number) : '';
   renderTop();
   renderSeats();
   renderLobby();
@@ -940,14 +953,14 @@ function renderOverlay() {
 
 function queenLines(v, t) {
   const g = v.game_result;
-  const names = (arr) => arr.map((s) => seatName(s, { you: false }));
+  const names = (arr) => arr.map((s) => seatInfo(s).name || seatName(s, { you: false }));
   const join = (a) => (a.length > 1 ? `${a.slice(0, -1).join(', ')} y ${a[a.length - 1]}` : a[0] || '');
   const lines = [];
   const w = names(g.winners);
   const low = g.totals[g.winners[0]];
   lines.push(g.winners.length > 1
-    ? `¡${join(w)}! Empate en lo más bajo con ${low} puntos: la mesa es de los ${g.winners.length}. Mis respetos.`
-    : `¡${w[0]}! Te llevaste la mesa con ${low} puntos. Ni mis corazones pudieron contigo.`);
+    ? `¡${join(w)}! Empate en lo más bajo con ${pts(low)}: la mesa es de los ${g.winners.length}. Mis respetos.`
+    : `¡${w[0]}! Te llevaste la mesa con ${pts(low)}. Ni mis corazones pudieron contigo.`);
   const over = [0, 1, 2, 3].filter((s) => g.totals[s] >= (t.target || 100));
   if (over.length) lines.push(`${join(names(over))}: te pasaste${over.length > 1 ? 'ron' : ''} de ${t.target}. Mis corazones pesan, ¿eh? Se ${over.length > 1 ? 'les' : 'te'} nota el susto.`);
   return lines;
@@ -965,7 +978,7 @@ function endScene(v, t) {
   const rank = h('ol.ranking', null, g.ranking.map((s, i) => h('li', { class: `${g.winners.includes(s) ? 'winner' : ''} ${s === mySeat() ? 'me' : ''}` },
     h('span.place', null, g.winners.includes(s) ? '♛' : `${i + 1}.`),
     h('span.rname', null, seatName(s)),
-    h('span.rtotal', null, `${g.totals[s]} puntos`),
+    h('span.rtotal', null, pts(g.totals[s])),
     seatInfo(s).wants_rematch ? h('span.badge-ok', null, '¡Revancha!') : null)));
   parts.push(rank);
   const last = countingBox(v, true);

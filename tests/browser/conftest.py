@@ -1,4 +1,4 @@
-"""Browser tests: the real app in a subprocess (temporary instance, SQLite) and Debian's Chromium."""
+"""Browser tests: the real app in a subprocess (temporary instance, SQLite), Debian's Chromium."""
 
 from __future__ import annotations
 
@@ -10,19 +10,11 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import requests
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
-
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+from browserkit import ARGS, CHROMIUM, ROOT
+from playwright.sync_api import Browser, sync_playwright
 
 
 def _free_port() -> int:
@@ -73,64 +65,3 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
-class Watch:
-    """Collects console errors, page errors and CSP violations of a page."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-
-    def attach(self, page: Page) -> Page:
-        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-        page.on("console", lambda m: self.errors.append(f"console: {m.text}")
-                if m.type == "error" and "Failed to load resource" not in m.text else None)
-        return page
-
-
-def new_context(browser: Browser, width: int = 390, height: int = 844, *,
-                reduced: bool = True, **kw: Any) -> BrowserContext:
-    mobile = width < 700
-    return browser.new_context(
-        viewport={"width": width, "height": height}, device_scale_factor=1,
-        has_touch=mobile, is_mobile=False, locale="es-ES",
-        reduced_motion="reduce" if reduced else "no-preference", **kw,
-    )
-
-
-def open_table(page: Page, base: str, *, name: str = "Ana", target: int = 50,
-               renege: str = "impedido", deck: str = "reino", level: str = "normal") -> str:
-    """Use the home page's ABRIR MESA form; return the table URL."""
-    page.goto(base + "/")
-    page.check(f"input[name=target][value='{target}']", force=True)
-    page.check(f"input[name=renege][value='{renege}']", force=True)
-    page.check(f"input[name=deck][value='{deck}']", force=True)
-    page.check(f"input[name=robot_level][value='{level}']", force=True)
-    page.fill("#host-name", name)
-    page.click("#open-btn")
-    page.wait_for_url("**/t/**")
-    page.wait_for_selector("body[data-status='lobby']")
-    return page.url.split("?")[0]
-
-
-def add_robots_and_start(page: Page, count: int = 3) -> None:
-    for _ in range(count):
-        page.locator(".lobby-seat[data-kind='empty'] button", has_text="AGREGAR ROBOT").first.click()
-        page.wait_for_function(
-            "n => document.querySelectorAll(\".lobby-seat[data-kind='empty']\").length <= n",
-            arg=3 - _ - 1 if count == 3 else 99)
-    page.click("#start-btn")
-    page.wait_for_selector("body[data-status='playing']")
-
-
-def shot(page: Page, name: str) -> Path:
-    SHOTS.mkdir(exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path))
-    return path
-
-
-def click_card(page: Page, selector: str, nth: int = 0) -> str:
-    """Click a hand card on its visible left strip (the next card overlaps the rest); return it."""
-    loc = page.locator(selector).nth(nth)
-    card = str(loc.get_attribute("data-card"))
-    loc.click(position={"x": 8, "y": 24})
-    return card
