@@ -432,16 +432,20 @@ class Game:
 
     def play_index(self, seat: int, card: int) -> list[dict[str, Any]]:
         """:meth:`play` with the card as an index (the fast path robots and benchmarks use)."""
-        # ``turn`` is None in every phase but playing; a refused card raises from _check_play.
+        # The common case is checked with a few integer operations; anything doubtful goes through
+        # _check_play, which raises the refusal with its reason. ``turn`` is None in every phase
+        # but playing.
         if seat != self.turn or not 0 <= card < 52:
             self._check_play(seat, card)
-        hand = self.hands[seat]
+        hands = self.hands
+        hand = hands[seat]
         bit = BIT[card]
-        suit = SUIT_OF[card]
+        if not hand & bit:
+            self._check_play(seat, card)
+        cards = self._tcards
         led = self._led
         if led < 0:
-            if not hand & bit:
-                self._check_play(seat, card)
+            suit = SUIT_OF[card]
             if not self.tricks:
                 if bit != TWO_C_BIT:
                     self._check_play(seat, card)
@@ -450,34 +454,34 @@ class Game:
             self._led = suit
             self._best = card
             self._best_seat = seat
-        else:
-            if suit != led:
-                if not hand & bit:
-                    self._check_play(seat, card)
-                if not self.tricks and bit & POINTS_MASK and hand & _NOT_POINTS:
-                    self._check_play(seat, card)
-                if hand & SUIT_MASK[led]:
-                    if not self._permitido:
-                        self._check_play(seat, card)
-                    self.reneges.append((seat, len(self.tricks), card))
-            elif not hand & bit:
-                self._check_play(seat, card)
-            elif card > self._best:
+        elif bit & SUIT_MASK[led]:
+            if card > self._best:
                 self._best = card
                 self._best_seat = seat
-        self.hands[seat] = hand ^ bit
-        cards = self._tcards
+        else:
+            if not self.tricks and bit & POINTS_MASK and hand & _NOT_POINTS:
+                self._check_play(seat, card)
+            if hand & SUIT_MASK[led]:
+                if not self._permitido:
+                    self._check_play(seat, card)
+                self.reneges.append((seat, len(self.tricks), card))
+        hands[seat] = hand ^ bit
         cards.append(card)
-        events: list[dict[str, Any]] = [{"type": "play", "seat": seat, "card": DECK[card]}]
-        if suit == HEARTS:
-            if not self.hearts_broken:
+        if bit & POINTS_MASK:
+            events: list[dict[str, Any]] = [{"type": "play", "seat": seat, "card": DECK[card]}]
+            if card == QUEEN_OF_SPADES:
+                events.append({"type": "queen_played", "seat": seat})
+            elif not self.hearts_broken:
                 self.hearts_broken = True
                 events.append({"type": "hearts_broken"})
-        elif card == QUEEN_OF_SPADES:
-            events.append({"type": "queen_played", "seat": seat})
-        if len(cards) < 4:
+            if len(cards) < 4:
+                self.turn = (seat + 1) & 3
+                return events
+        elif len(cards) < 4:
             self.turn = (seat + 1) & 3
-            return events
+            return [{"type": "play", "seat": seat, "card": DECK[card]}]
+        else:
+            events = [{"type": "play", "seat": seat, "card": DECK[card]}]
         winner = self._best_seat
         a, b, c, d = cards
         trick_mask = BIT[a] | BIT[b] | BIT[c] | BIT[d]
