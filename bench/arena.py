@@ -128,21 +128,24 @@ class Basico(Player):
 class Robot(Player):
     level: str
     rng: random.Random
-    times: list[float] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # CPU seconds per card decision
+    wall: list[float] = field(default_factory=list)
     name: str = "robot"
 
     def pass3(self, g: Game, seat: int) -> list[str]:
         v = view_for(g, seat)
-        t = time.perf_counter()
+        t = time.thread_time()
         a = robots.decide(v, self.level, self.rng)
-        self.times.append(time.perf_counter() - t)
+        self.times.append(time.thread_time() - t)
         return list(a["cards"])
 
     def play(self, g: Game, seat: int) -> int:
         v = view_for(g, seat)
-        t = time.perf_counter()
+        t = time.thread_time()
+        w = time.perf_counter()
         a = robots.decide(v, self.level, self.rng)
-        self.times.append(time.perf_counter() - t)
+        self.times.append(time.thread_time() - t)
+        self.wall.append(time.perf_counter() - w)
         card = DECK.index(a["card"])
         if card not in _cards(g.legal_mask(seat)) or a["card"] in v["renege_cards"]:
             raise AssertionError(f"illegal move {a} by {self.level}")
@@ -205,9 +208,9 @@ class Ismcts(Player):
 
     def play(self, g: Game, seat: int) -> int:
         assert self.state.current_player() == seat
-        t = time.perf_counter()
+        t = time.thread_time()
         a = self.bot.step(self.state)
-        self.times.append(time.perf_counter() - t)
+        self.times.append(time.thread_time() - t)
         return _our_card(a)
 
 
@@ -313,8 +316,8 @@ def duplicate(make: Callable[[], Player], name: str, decks: list[list[str]],
         if progress and (d + 1) % 50 == 0:
             print(f"  {name}: {d + 1}/{len(decks)} deals, diff {row.mean_diff():+.2f} "
                   f"± {row.se():.2f}, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
-    cand_times = getattr(cand, "times", [])
-    row.__dict__["times"] = cand_times
+    row.__dict__["times"] = getattr(cand, "times", [])
+    row.__dict__["wall"] = getattr(cand, "wall", [])
     return row
 
 
@@ -357,11 +360,13 @@ def ms(xs: list[float], q: float) -> float:
 
 def report(row: Row, vs: str = "basico") -> None:
     times = row.__dict__.get("times", [])
+    wall = row.__dict__.get("wall", [])
     ppH = statistics.fmean(row.points) if row.points else 0.0
     print(f"{row.name:8s} deals {row.deals:5d}  points/hand {ppH:6.2f}  vs {vs} "
           f"{row.mean_diff():+.2f} ± {row.se():.2f}  moons shot {row.moons_shot} "
           f"suffered {row.moons_suffered}  Q♠ {row.queens / max(1, row.hands):.1%}  "
-          f"ms p50 {ms(times, 0.5):.2f} p99 {ms(times, 0.99):.2f}", flush=True)
+          f"CPU ms p50 {ms(times, 0.5):.2f} p99 {ms(times, 0.99):.2f} (wall p50 "
+          f"{ms(wall, 0.5):.2f} p99 {ms(wall, 0.99):.2f})", flush=True)
 
 
 def main() -> None:

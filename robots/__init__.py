@@ -9,6 +9,7 @@ game state, and returns the action that seat takes, without ``"seat"`` (the serv
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Any
 
@@ -22,6 +23,7 @@ LEVELS: tuple[str, ...] = ("facil", "normal", "dificil")
 LEVEL_LABELS: dict[str, str] = {"facil": "Fácil", "normal": "Normal", "dificil": "Difícil"}
 ROBOT_NAMES: tuple[str, ...] = ("Carmen", "Tito", "Luna")
 HINT_WORLDS = 16
+DIFICIL_WORLDS = int(os.environ.get("ROBOTS_WORLDS", "160"))
 
 
 def _needs_pass(view: dict[str, Any]) -> bool:
@@ -64,7 +66,7 @@ def _play(view: dict[str, Any], level: str, rng: random.Random, worlds: int,
 
 
 def decide(view: dict[str, Any], level: str, rng: random.Random,
-           *, worlds: int = 40, time_limit: float | None = 0.25) -> dict[str, Any]:
+           *, worlds: int = DIFICIL_WORLDS, time_limit: float | None = 0.25) -> dict[str, Any]:
     """The action for the seat of ``view`` at ``level``; ValueError if it has nothing to decide.
 
     ``worlds`` and ``time_limit`` tune the Difícil search (``time_limit=None`` makes it reproducible

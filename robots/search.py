@@ -152,45 +152,69 @@ def candidates(k: Knowledge) -> list[int]:
 def search_play(
     k: Knowledge,
     rng: random.Random,
-    worlds: int = 40,
-    budget_steps: int = 60000,
+    worlds: int = 160,
+    budget_steps: int = 24000,
     time_limit: float | None = 0.25,
 ) -> int:
     """The Difícil card: fewest mean points over sampled deals, playing out with the Normal policy.
 
-    ``worlds`` caps the sampled deals, ``budget_steps`` the simulated card plays;
-    ``time_limit`` (seconds) is a safety stop (None: none, for reproducible results).
+    ``worlds`` caps the sampled deals, ``budget_steps`` the simulated card plays; candidates
+    clearly worse than the best so far (paired over the same deals) stop being simulated.
+    ``time_limit`` (seconds of this thread's CPU time, so a busy machine does not shorten the
+    search) is a safety stop (None: none, for reproducible results).
     """
     cands = candidates(k)
     if len(cands) == 1:
         return cands[0]
-    start = time.perf_counter()
-    remaining = sum(k.cards_left)
-    per_world = max(1, remaining * len(cands))
-    n_worlds = max(4, min(worlds, budget_steps // per_world))
+    start = time.thread_time()
+    remaining = max(1, sum(k.cards_left))
     leader = (k.me - len(k.trick)) % 4
     trick = [c for _, c in k.trick]
-    totals = [0.0] * len(cands)
-    done = 0
-    for _ in range(n_worlds):
+    led = trick[0] // 13 if trick else -1
+    scores: list[list[int]] = [[] for _ in cands]
+    active = list(range(len(cands)))
+    steps = 0
+    n = 0
+    while n < worlds and len(active) > 1:
         hands = sample_hands(k, rng)
-        for i, c in enumerate(cands):
+        for i in active:
+            c = cands[i]
             h = list(hands)
             h[k.me] = k.hand & ~(1 << c)
-            led = trick[0] // 13 if trick else -1
             voids = list(k.voids)
             if led >= 0 and c // 13 != led:
                 voids[k.me] |= 1 << led
-            t = trick + [c]
             played = k.played | (1 << c)
             hb = k.hearts_broken or 26 <= c < 39
-            scores = _finish(h, t, leader, played, k.tricks_done, hb, k.points, voids, k.me)
-            totals[i] += scores[k.me]
-        done += 1
-        if time_limit is not None and time.perf_counter() - start > time_limit:
+            res = _finish(h, trick + [c], leader, played, k.tricks_done, hb, k.points, voids, k.me)
+            scores[i].append(res[k.me])
+        n += 1
+        steps += remaining * len(active)
+        if n in (16, 32, 64, 96, 128):
+            active = _prune(active, scores, n)
+        if steps >= budget_steps and n >= 8:
             break
-    best = min(range(len(cands)), key=lambda i: (totals[i], cands[i]))
+        if time_limit is not None and time.thread_time() - start > time_limit:
+            break
+    m = len(scores[active[0]])
+    best = min(active, key=lambda i: (sum(scores[i][:m]), cands[i]))
     return cands[best]
+
+
+def _prune(active: list[int], scores: list[list[int]], n: int) -> list[int]:
+    """Drop the candidates whose paired loss to the best is clearly significant."""
+    best = min(active, key=lambda i: sum(scores[i]))
+    keep = []
+    for i in active:
+        if i == best:
+            keep.append(i)
+            continue
+        d = [a - b for a, b in zip(scores[i], scores[best], strict=True)]
+        mean = sum(d) / n
+        var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
+        if mean <= 0.25 + 2.5 * (var / n) ** 0.5:
+            keep.append(i)
+    return keep
 
 
 def _finish(
