@@ -108,7 +108,9 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
         legal = hand
     v["legal"] = cards_of(legal)
     illegal: dict[str, str] = {}
-    if phase == PLAYING and game.turn == seat:
+    if phase == PLAYING and game.turn != seat:
+        illegal = dict.fromkeys(v["hand"], "No es tu turno")
+    elif phase == PLAYING:
         for c in bits(hand & ~legal):
             err = illegal_reason(
                 hand, c, game.led_suit, not game.tricks, game.hearts_broken,

@@ -71,6 +71,9 @@ def check_state(g: Game) -> None:
     for other in range(4):
         if other != seat:
             assert g.legal_mask(other) == 0
+            other_view = view_for(g, other)
+            assert other_view["legal"] == []
+            assert other_view["illegal"] == dict.fromkeys(other_view["hand"], "No es tu turno")
             assert g.why_illegal(other, DECK[bits(legal)[0]]).message == "No es tu turno"  # type: ignore[union-attr]
 
 

@@ -164,6 +164,8 @@ def test_lead_2c_turns_and_ownership() -> None:
     play(g, 0, "2C")
     assert g.turn == 1  # clockwise: to the left
     assert refused_play(g, 0, "6C") == "No es tu turno"
+    assert view_for(g, 0)["illegal"] == dict.fromkeys(view_for(g, 0)["hand"], "No es tu turno")
+    assert view_for(g, 0)["legal"] == []
 
 
 def test_follow_suit_highest_of_led_suit_wins_no_trumps() -> None:
