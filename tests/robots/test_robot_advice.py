@@ -100,8 +100,31 @@ def test_stop_the_moon_by_taking_a_heart() -> None:
     assert robots.decide(calm, "normal", random.Random(0)) == {"type": "play", "card": "3H"}
     # ... with one it takes the trick.
     assert robots.decide(v, "normal", random.Random(0)) == {"type": "play", "card": "AH"}
+    # (Difícil may rather keep A♥ as a sure stopper for later: its choice is its search's.)
+    assert robots.decide(v, "dificil", random.Random(0), time_limit=None)["card"] in v["legal"]
+
+
+def test_dificil_stops_the_moon_at_the_last_chance() -> None:
+    """Two tricks to go, seat 3 holds 22 points; ducking with 3H would hand it the moon."""
+    groups = [
+        ["2C", "3C", "4C", "5C"], ["6C", "8C", "9C", "TC"], ["JC", "QC", "KC", "AC"],
+        ["2D", "3D", "4D", "5D"], ["6D", "7D", "9D", "TD"], ["JD", "QD", "KD", "AD"],
+        ["2S", "3S", "4S", "5S"], ["6S", "7S", "8S", "JS"], ["KS", "AS", "QS", "2H"],
+        ["4H", "6H", "7H", "8H"], ["9H", "TH", "JH", "QH"],
+    ]
+    tricks = []
+    leader = 0
+    for n, cards in enumerate(groups):
+        winner = 3 if any(c[1] == "H" or c == "QS" for c in cards) else (leader + 3) % 4
+        tricks.append(_trick(n + 1, leader, cards, winner))
+        leader = winner
+    assert leader == 3
+    trick = [{"seat": 3, "card": "KH"}]
+    v = _view(tricks=tricks, trick=trick, hand=["3H", "AH"], legal=["3H", "AH"], leader=3,
+              points_taken=[0, 0, 0, 22], cards_left=[2, 2, 2, 1], moon_threat=3, turn=0)
     assert robots.decide(v, "dificil", random.Random(0), time_limit=None) == {
         "type": "play", "card": "AH"}
+    assert robots.hint(v) == {"type": "play", "card": "AH"}
 
 
 def test_duck_under_the_winning_card_and_dump_the_queen() -> None:
