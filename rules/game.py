@@ -391,21 +391,29 @@ class Game:
 
     def confirm_pass(self, seat: int, cards: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Confirm the chosen 3 cards (or these ``cards``). The last confirmation exchanges."""
-        self._check_passing(seat)
+        pass_ok = self.pass_ok
+        if self.phase != PASSING or pass_ok[seat]:
+            self._check_passing(seat)
         if cards is not None:
-            self.choose_pass(seat, cards)
-        if not self.pass_sel[seat]:
+            mask = _three(cards)
+            if mask & ~self.hands[seat]:
+                raise RulesError("not_in_hand", "Esa carta no está en tu mano")
+            self.pass_sel[seat] = mask
+        elif not self.pass_sel[seat]:
             raise RulesError("bad_pass", "Elige exactamente 3 cartas para pasar")
-        self.pass_ok[seat] = True
+        pass_ok[seat] = True
         events: list[dict[str, Any]] = [{"type": "pass_confirmed", "seat": seat}]
-        if all(self.pass_ok):
+        if pass_ok[0] and pass_ok[1] and pass_ok[2] and pass_ok[3]:
             direction = self.pass_dir
+            offset = PASS_OFFSET[direction]
+            sel = self.pass_sel
+            hands = self.hands
             for s in range(4):
-                self.hands[s] &= ~self.pass_sel[s]
+                hands[s] &= ~sel[s]
             for s in range(4):
-                t = pass_target(s, direction)
-                self.hands[t] |= self.pass_sel[s]
-                self.received[t] = self.pass_sel[s]
+                t = (s + offset) & 3
+                hands[t] |= sel[s]
+                self.received[t] = sel[s]
             self._start_play()
             events.append({"type": "exchange", "pass": direction, "turn": self.turn})
         return events
