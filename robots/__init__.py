@@ -23,7 +23,7 @@ LEVELS: tuple[str, ...] = ("facil", "normal", "dificil")
 LEVEL_LABELS: dict[str, str] = {"facil": "Fácil", "normal": "Normal", "dificil": "Difícil"}
 ROBOT_NAMES: tuple[str, ...] = ("Carmen", "Tito", "Luna")
 HINT_WORLDS = 16
-DIFICIL_WORLDS = int(os.environ.get("ROBOTS_WORLDS", "160"))
+DIFICIL_WORLDS = int(os.environ.get("ROBOTS_WORLDS", "300"))
 
 
 def _needs_pass(view: dict[str, Any]) -> bool:

@@ -17,6 +17,7 @@ CLUBS_MASK = SUIT_MASK[0]
 POINTS = HEARTS_MASK | QS_BIT
 LOW_SPADES = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
 FULL = (1 << 52) - 1
+MOON_WORRY = 6  # points one seat alone must hold before the others try to stop a moon
 
 
 def high(mask: int) -> int:
@@ -51,7 +52,7 @@ def moon_threat(me: int, points: list[int]) -> int:
             total = points[s]
     if holder < 0 or holder == me:
         return -1
-    return holder if total >= 6 else -1
+    return holder if total >= MOON_WORRY else -1
 
 
 def play_card(

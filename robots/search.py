@@ -22,7 +22,11 @@ QS_BIT = 1 << QS
 
 
 def sample_hands(k: Knowledge, rng: random.Random, tries: int = 30) -> list[int]:
-    """One deal of the unseen cards to the other seats, consistent with ``k``."""
+    """One deal of the unseen cards to the other seats, consistent with ``k``.
+
+    After ``tries`` failed attempts (a renuncio at a permitido table can fake a void) the voids are
+    ignored and only the numbers of cards are kept.
+    """
     hands = [0, 0, 0, 0]
     hands[k.me] = k.hand
     need = [0, 0, 0, 0]
@@ -152,7 +156,7 @@ def candidates(k: Knowledge) -> list[int]:
 def search_play(
     k: Knowledge,
     rng: random.Random,
-    worlds: int = 160,
+    worlds: int = 300,
     budget_steps: int = 24000,
     time_limit: float | None = 0.25,
 ) -> int:
@@ -175,8 +179,14 @@ def search_play(
     active = list(range(len(cands)))
     steps = 0
     n = 0
+    tries = 30
     while n < worlds and len(active) > 1:
-        hands = sample_hands(k, rng)
+        try:
+            hands = sample_hands(k, rng, tries)
+        except ValueError:  # pragma: no cover - the relaxed deal always exists
+            break
+        if tries and not _consistent(k, hands):
+            tries = 0  # the voids cannot all be true: stop paying for strict attempts
         for i in active:
             c = cands[i]
             h = list(hands)
@@ -199,6 +209,15 @@ def search_play(
     m = len(scores[active[0]])
     best = min(active, key=lambda i: (sum(scores[i][:m]), cands[i]))
     return cands[best]
+
+
+def _consistent(k: Knowledge, hands: list[int]) -> bool:
+    for s in range(4):
+        if s != k.me:
+            for suit in range(4):
+                if k.voids[s] >> suit & 1 and hands[s] & SUIT_MASK[suit]:
+                    return False
+    return True
 
 
 def _prune(active: list[int], scores: list[list[int]], n: int) -> list[int]:
