@@ -20,6 +20,14 @@ def chat_exempt() -> bool:
     return kind not in ("chat", "taunt")
 
 
+def device_or_address() -> str:
+    """Chat is limited per device (friends behind one router each have their own budget)."""
+    from .identity import COOKIE, token_hash
+
+    token = request.cookies.get(COOKIE, "")
+    return "d:" + token_hash(token)[:24] if token else "ip:" + get_remote_address()
+
+
 def init_limits(app: Flask) -> None:
     app.config.setdefault("RATELIMIT_CREATE", "30 per hour;10 per minute")
     app.config.setdefault("RATELIMIT_CHAT", "20 per minute")

@@ -21,7 +21,28 @@ TABLE_ID = {"name": "table_id", "in": "path", "required": True, "schema": {"type
 CSRF = {"name": "X-CSRFToken", "in": "header", "required": True, "schema": {"type": "string"}}
 
 
+#: Paths other parts of the service document themselves (e.g. push, issue 6).
+_extra_paths: dict[str, dict[str, Any]] = {}
+_extra_schemas: dict[str, dict[str, Any]] = {}
+
+
+def register_paths(
+    paths: dict[str, dict[str, Any]], schemas: dict[str, dict[str, Any]] | None = None
+) -> None:
+    """Add OpenAPI path items (``{"/api/...": {"get": {...}}}``) and component schemas."""
+    for path, ops in paths.items():
+        _extra_paths.setdefault(path, {}).update(ops)
+    _extra_schemas.update(schemas or {})
+
+
 def openapi_document() -> dict[str, Any]:
+    doc = _core_document()
+    doc["paths"].update({p: dict(ops) for p, ops in _extra_paths.items()})
+    doc["components"]["schemas"].update(_extra_schemas)
+    return doc
+
+
+def _core_document() -> dict[str, Any]:
     return {
         "openapi": "3.0.3",
         "info": {"title": "Corazones", "version": "1.0.0",

@@ -27,7 +27,7 @@ from . import live, service
 from .db import db
 from .errors import ServiceError
 from .identity import current_device_id, ensure_device, presence_key
-from .limits import chat_exempt, limiter
+from .limits import chat_exempt, device_or_address, limiter
 from .models import Table
 from .openapi import openapi_document
 
@@ -113,7 +113,8 @@ _PLAIN_FIELDS = ("name", "card", "text", "taunt_id", "robot_level", "deck")
 
 
 @bp.post("/t/<table_id>/plain")
-@limiter.limit(lambda: current_app.config["RATELIMIT_CHAT"], exempt_when=chat_exempt)
+@limiter.limit(lambda: current_app.config["RATELIMIT_CHAT"], exempt_when=chat_exempt,
+               key_func=device_or_address, scope="chat")
 def plain_action(table_id: str) -> WResponse:
     """The plain page's forms: the same actions as the JSON API, then back to the page."""
     form = request.form
@@ -250,7 +251,8 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
 
 
 @bp.post("/api/tables/<table_id>/actions")
-@limiter.limit(lambda: current_app.config["RATELIMIT_CHAT"], exempt_when=chat_exempt)
+@limiter.limit(lambda: current_app.config["RATELIMIT_CHAT"], exempt_when=chat_exempt,
+               key_func=device_or_address, scope="chat")
 def api_action(table_id: str) -> Response | tuple[Response, int]:
     try:
         body = _json_body()

@@ -167,7 +167,10 @@ class Server:
         self.env = dict(os.environ)
         self.env.update({"DATABASE_URL": database_url, "CORAZONES_INSTANCE": str(instance),
                          "SCHEDULER": "off", "SECRET_KEY": "test-secret", "POLL_TIMEOUT": "3",
-                         "POLL_RECHECK": "0.2", "ROBOT_SWEEP": "0.5"})
+                         "POLL_RECHECK": "0.2", "ROBOT_SWEEP": "0.5",
+                         "RATELIMIT_CREATE": "10000 per minute",
+                         "RATELIMIT_CHAT": "10000 per minute",
+                         "RATELIMIT_KEY_PREFIX": "test" + secrets.token_hex(6)})
         self.env.update(env)
         self.proc: subprocess.Popen[bytes] | None = None
 

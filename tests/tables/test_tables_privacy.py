@@ -54,7 +54,8 @@ def server_game(app: Any, tid: str) -> Game:
         return g
 
 
-def scan(app: Any, tid: str, seat: int | None, body: Any, public: set[str]) -> int:
+def scan(app: Any, tid: str, seat: int | None, body: Any, public: set[str],
+         game: Game | None = None) -> int:
     """Check one response for ``seat`` (None: spectator).
 
     The state must hold no card of another seat's current hand (minus what this seat passed). The
@@ -67,7 +68,7 @@ def scan(app: Any, tid: str, seat: int | None, body: Any, public: set[str]) -> i
         if current.get("view"):
             current["view"] = {k: v for k, v in current["view"].items() if k != "history"}
         seen = cards_in(current, set())
-        leaked = seen & hidden_for(server_game(app, tid), seat)
+        leaked = seen & hidden_for(game or server_game(app, tid), seat)
         assert not leaked, f"viewer {seat} was sent hidden cards {sorted(leaked)} in its state"
     for entry in body.get("log", []):
         if entry["type"] == "play":
@@ -97,10 +98,11 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
     stats = {"responses": 0, "accusations": 0, "reneges": 0, "hands": 0}
 
     def look() -> None:
+        game = server_game(app, tid)  # nobody acts while we look: no robot sits here
         for i, p in enumerate(players + [watcher]):
             r = p.client.get(f"/api/tables/{tid}?since={since[i]}")
             body = r.get_json()
-            scan(app, tid, i if i < 4 else None, body, public[i])
+            scan(app, tid, i if i < 4 else None, body, public[i], game)
             since[i] = body["state"]["version"]
             stats["responses"] += 1
         assert body["state"]["view"] is None or "hand" not in body["state"]["view"]
