@@ -120,6 +120,8 @@ async function act(type, fields = {}, { retry = true } = {}) {
   try {
     const res = await postJSON(`${API}/actions`, payload);
     if (res && res.state) applyState(res.state, res.log || []);
+    // Restart the long-poll so that it carries this device's (maybe new) cookie and version.
+    if (S.pollCtl) S.pollCtl.abort();
     return res;
   } catch (e) {
     if (e instanceof ApiError && e.state) applyState(e.state, []);
@@ -134,7 +136,7 @@ async function act(type, fields = {}, { retry = true } = {}) {
 
 async function loadState() {
   const res = await getJSON(API);
-  applyState(res.state, [], { initial: S.state == null });
+  applyState(res.state, [], { initial: S.state == null || res.state.version > S.version });
 }
 
 async function pollLoop() {
@@ -164,7 +166,9 @@ document.addEventListener('visibilitychange', () => {
 
 function applyState(state, log, { initial = false } = {}) {
   if (!state) return;
-  if (S.state && state.version < S.version) return;
+  // Same or older version: nothing new (and a long-poll sent before this device sat down would
+  // describe the table as a stranger sees it).
+  if (S.state && state.version <= S.version && !initial) return;
   const prev = S.state;
   const prevView = prev && prev.view;
   S.state = state;
@@ -336,6 +340,7 @@ function renderSeats() {
     const turn = v && ((v.phase === 'playing' && v.turn === seat) || (v.phase === 'passing' && !v.pass_confirmed[seat]));
     box.classList.toggle('turn', !!turn && t.status === 'playing');
     const kids = [];
+    let fanCount = 0;
     const name = s.kind === 'empty' ? 'Libre' : (seat === mySeat() ? `${s.name || 'Tú'} (tú)` : (s.label || s.name));
     const avatar = h('span.avatar', { 'aria-hidden': 'true' }, s.kind === 'empty' ? '·' : (s.name || '?').slice(0, 1).toUpperCase());
     if (s.kind === 'robot') avatar.innerHTML = ICONS.robot;
@@ -360,15 +365,20 @@ function renderSeats() {
       if (badges.length) kids.push(h('div.seat-badges', null, badges));
       if (pos !== 'bottom') {
         const n = (v.cards_left || [])[seat] || 0;
-        if (n && ['passing', 'playing'].includes(v.phase)) {
-          const fan = h('div.backs', { 'aria-label': `${n} cartas` });
-          for (let i = 0; i < Math.min(3, n); i++) fan.append(h('div.card.back', { html: backSVG(deck()) }));
-          fan.append(h('span.count', null, String(n)));
-          kids.push(fan);
-        }
+        if (n && ['passing', 'playing'].includes(v.phase)) fanCount = n;
       }
     }
     box.setAttribute('aria-label', `${name}${turn ? ', tiene el turno' : ''}`);
+    // Rebuild a seat only when what it shows changed (card backs are costly SVG).
+    const key = kids.map((k) => k.innerHTML).join('|') + deck() + fanCount;
+    if (box.dataset.key === key) continue;
+    box.dataset.key = key;
+    if (fanCount) {
+      const fan = h('div.backs', { 'aria-label': `${fanCount} cartas` });
+      fan.innerHTML = Array.from({ length: Math.min(3, fanCount) }, () => `<div class="card back">${backSVG(deck())}</div>`).join('');
+      fan.append(h('span.count', null, String(fanCount)));
+      kids.push(fan);
+    }
     box.replaceChildren(...kids);
   }
 }
@@ -462,8 +472,12 @@ function renderCenter() {
   const n = (v.tricks || []).length;
   if (n && ['playing', 'counting'].includes(v.phase)) {
     els.pile.hidden = false;
-    els.pile.innerHTML = backSVG(deck());
-    els.pile.append(h('span.count', null, String(n)));
+    if (els.pile.dataset.deck !== deck()) {
+      els.pile.innerHTML = backSVG(deck()) + '<span class="count"></span>';
+      els.pile.dataset.deck = deck();
+    }
+    els.pile.querySelector('.count').textContent = String(n);
+    els.pile.setAttribute('aria-label', `Ver la última baza (${n} jugadas)`);
     els.pile.dataset.pos = posOf(v.tricks[n - 1].winner);
   }
 }

@@ -164,5 +164,5 @@ def check_layout(page: Page, phase: str, sizes: list[tuple[int, int]] = SIZES) -
 
 def cards_in(page: Page, root: str) -> list[str]:
     """The card codes shown under `root`, in order."""
-    return [str(c) for c in page.locator(f"{root} .card").evaluate_all(
+    return [str(c) for c in page.locator(f"{root} .card[data-card]").evaluate_all(
         "els => els.map(e => e.dataset.card)")]
