@@ -15,6 +15,7 @@ import random
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from flask import Flask
@@ -33,12 +34,17 @@ class RobotWorker:
     def __init__(self, app: Flask) -> None:
         self.app = app
         self.queue: queue.Queue[str] = queue.Queue()
+        # A few threads, so one table's slow (Difícil) robot does not hold up the other tables;
+        # one table is never worked on by two threads of this process at once.
+        self.pool = ThreadPoolExecutor(max_workers=int(app.config.get("ROBOT_THREADS", 2)),
+                                       thread_name_prefix="corazones-robot")
+        self.inflight: dict[str, bool] = {}
+        self.lock = threading.Lock()
         self.stop_event = threading.Event()
         self.sweep = float(app.config.get("ROBOT_SWEEP", 5.0))
         self.delay = float(app.config.get("ROBOT_DELAY", 0.0))
         self.rng = random.Random()
         self.thread = threading.Thread(target=self.run, daemon=True, name="corazones-robots")
-        self.busy = threading.Event()
 
     def start(self) -> None:
         self.thread.start()
@@ -47,6 +53,7 @@ class RobotWorker:
         self.stop_event.set()
         self.queue.put("")
         self.thread.join(timeout=10)
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
     def kick(self, table_id: str) -> None:
         self.queue.put(table_id)
@@ -63,11 +70,24 @@ class RobotWorker:
                 continue
             if not table_id or self.stop_event.is_set():
                 continue
-            self.busy.set()
+            with self.lock:
+                if table_id in self.inflight:
+                    self.inflight[table_id] = True  # look again when the current run ends
+                    continue
+                self.inflight[table_id] = False
             try:
-                self.play(table_id)
-            finally:
-                self.busy.clear()
+                self.pool.submit(self._run_table, table_id)
+            except RuntimeError:  # shutting down
+                return
+
+    def _run_table(self, table_id: str) -> None:
+        while True:
+            self.play(table_id)
+            with self.lock:
+                if not self.inflight.get(table_id):
+                    self.inflight.pop(table_id, None)
+                    return
+                self.inflight[table_id] = False
 
     def _sweep(self) -> None:
         from .service import pending_robot_tables

@@ -413,13 +413,16 @@ def test_openapi_document_matches_the_routes(app):
             for method in rule.methods - {"HEAD", "OPTIONS"}:
                 routes.add((path, method.lower()))
     documented = {(p, m) for p, ops in doc["paths"].items() for m in ops}
-    assert routes == documented
+    assert routes - documented == set(), (
+        "routes missing from /api/openapi.json: describe them with "
+        "tables.openapi.register_paths(...) (and add them to docs/API.md)")
+    assert documented - routes == set(), "documented routes that do not exist"
     enum = doc["components"]["schemas"]["Action"]["properties"]["type"]["enum"]
     assert set(enum) == set(service.HANDLERS)
     api_md = (service.__file__.rsplit("/tables/", 1)[0] + "/docs/API.md")
     text = open(api_md, encoding="utf-8").read()
     for path, _ in routes:
-        assert path.replace("{table_id}", "<id>") in text, path
+        assert path.replace("{table_id}", "<id>") in text, f"{path} is missing from docs/API.md"
     for kind in service.ACTION_TYPES:
         assert f"`{kind}`" in text, kind
 
