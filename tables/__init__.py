@@ -45,6 +45,7 @@ def init_app(app: Flask) -> None:
     from .cli import register_cli
     from .identity import set_cookie_if_new
     from .limits import init_limits
+    from .push import init_push
     from .robot_worker import start_worker
     from .routes import bp
 
@@ -54,6 +55,7 @@ def init_app(app: Flask) -> None:
     init_limits(app)
     live.init_live(app)
     app.register_blueprint(bp)
+    init_push(app)
     register_cli(app)
 
     @app.after_request

@@ -19,6 +19,9 @@ def register_cli(app: Flask) -> None:
         os.makedirs(app.instance_path, exist_ok=True)
         upgrade(directory=app.config.get("MIGRATIONS_DIR", "migrations"))
         click.echo("database ready")
+        from .push import ensure_vapid_keys
+
+        click.echo(f"VAPID public key: {ensure_vapid_keys(app)[1]}")
 
     @app.cli.command("robots")
     def robots_cmd() -> None:

@@ -63,6 +63,9 @@ def add_jobs(app: Flask, sched: Any) -> None:
                   next_run_time=None, coalesce=True, max_instances=1)
     sched.add_job(robot_sweep_job, "interval", seconds=float(app.config["ROBOT_SWEEP"]),
                   args=[app], id="robots", coalesce=True, max_instances=1)
+    from .push import add_jobs as add_push_jobs
+
+    add_push_jobs(app, sched)
 
 
 def start_background(app: Flask) -> BackgroundScheduler | None:

@@ -1,0 +1,224 @@
+"""HTTP for «Te toca»: the service worker and manifest at the root, subscribe / unsubscribe,
+page visibility and the host's reminder delay (docs/API.md, «Avisos»)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
+from sqlalchemy import delete, select, update
+
+from .db import db
+from .errors import ServiceError
+from .identity import current_device_id
+from .models import Seat, Table, utcnow
+from .push import (
+    DEFAULT_REMINDER_MINUTES,
+    REMINDER_CHOICES_HOURS,
+    PushSubscription,
+    PushTable,
+    PushTurn,
+    b64url_decode,
+    endpoint_ok,
+    write_tx,
+)
+
+bp = Blueprint("push", __name__)
+
+PRESENCE_SECONDS = 45
+
+
+def _static(name: str, mimetype: str) -> Response:
+    folder = current_app.static_folder
+    assert folder is not None
+    resp = send_from_directory(folder, name, mimetype=mimetype, max_age=0)
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
+
+
+@bp.get("/sw.js")
+def service_worker() -> Response:
+    resp = _static("sw.js", "text/javascript")
+    resp.headers["Service-Worker-Allowed"] = "/"
+    return resp
+
+
+@bp.get("/manifest.webmanifest")
+def manifest() -> Response:
+    return _static("manifest.webmanifest", "application/manifest+json")
+
+
+def _fail(err: ServiceError) -> tuple[Response, int]:
+    return jsonify(err.body()), err.status
+
+
+def _body() -> dict[str, Any]:
+    data = request.get_json(silent=True, force=True)
+    if not isinstance(data, dict):
+        raise ServiceError(400, "bad_json", "La solicitud no es un objeto JSON válido")
+    return data
+
+
+def _my_seat(table_id: str) -> tuple[Table, Seat | None, int | None]:
+    table = db.session.get(Table, table_id)
+    if table is None:
+        raise ServiceError(404, "not_found", "Esa mesa no existe o ya expiró")
+    device_id = current_device_id()
+    seat = None
+    if device_id is not None:
+        seat = db.session.execute(
+            select(Seat).where(Seat.table_id == table_id, Seat.device_id == device_id,
+                               Seat.kind == "human", Seat.left.is_(False))
+        ).scalars().first()
+    return table, seat, device_id
+
+
+def _status(table: Table, seat: Seat | None, device_id: int | None) -> dict[str, Any]:
+    row = db.session.get(PushTable, table.id)
+    minutes = row.reminder_minutes if row is not None else DEFAULT_REMINDER_MINUTES
+    subscribed = False
+    if seat is not None:
+        subscribed = db.session.execute(
+            select(PushSubscription.id).where(PushSubscription.table_id == table.id,
+                                              PushSubscription.device_id == device_id)
+        ).first() is not None
+    return {
+        "public_key": current_app.config.get("VAPID_PUBLIC_KEY", ""),
+        "seat": seat.seat if seat is not None else None,
+        "subscribed": subscribed,
+        "reminder_hours": minutes / 60,
+        "reminder_choices": list(REMINDER_CHOICES_HOURS),
+        "is_host": device_id is not None and device_id == table.host_device_id,
+    }
+
+
+@bp.get("/api/push/key")
+def api_key() -> Response:
+    return jsonify({"public_key": current_app.config.get("VAPID_PUBLIC_KEY", "")})
+
+
+@bp.get("/api/tables/<table_id>/push")
+def api_status(table_id: str) -> Response | tuple[Response, int]:
+    try:
+        table, seat, device_id = _my_seat(table_id)
+        out = _status(table, seat, device_id)
+    except ServiceError as err:
+        return _fail(err)
+    db.session.rollback()
+    return jsonify(out)
+
+
+def _subscription(body: dict[str, Any]) -> tuple[str, str, str]:
+    sub = body.get("subscription")
+    bad = ServiceError(400, "bad_subscription", "La suscripción a los avisos no es válida")
+    if not isinstance(sub, dict) or not isinstance(sub.get("keys"), dict):
+        raise bad
+    endpoint, keys = sub.get("endpoint"), sub["keys"]
+    p256dh, auth = keys.get("p256dh"), keys.get("auth")
+    if not endpoint_ok(endpoint, bool(current_app.config.get("PUSH_INSECURE_ENDPOINTS"))):
+        raise bad
+    if not isinstance(p256dh, str) or not isinstance(auth, str) \
+            or len(p256dh) > 200 or len(auth) > 100:
+        raise bad
+    try:
+        point, secret = b64url_decode(p256dh), b64url_decode(auth)
+    except ValueError:
+        raise bad from None
+    if len(point) != 65 or point[0] != 4 or len(secret) != 16:
+        raise bad
+    return str(endpoint), p256dh, auth
+
+
+@bp.post("/api/tables/<table_id>/push")
+def api_subscribe(table_id: str) -> Response | tuple[Response, int]:
+    """Subscribe this device's seat (the page calls it after the tap that granted permission)."""
+    try:
+        endpoint, p256dh, auth = _subscription(_body())
+        table, seat, device_id = _my_seat(table_id)
+        if seat is None or device_id is None:
+            raise ServiceError(403, "not_seated",
+                               "Solo quien tiene lugar en la mesa puede recibir avisos")
+        with write_tx():
+            db.session.execute(delete(PushSubscription).where(
+                PushSubscription.table_id == table_id,
+                (PushSubscription.device_id == device_id)
+                | (PushSubscription.endpoint == endpoint)))
+            db.session.add(PushSubscription(
+                table_id=table_id, seat=seat.seat, device_id=device_id, endpoint=endpoint,
+                p256dh=p256dh, auth=auth, created_at=utcnow(),
+                visible_until=utcnow() + timedelta(seconds=PRESENCE_SECONDS)))
+        out = _status(table, seat, device_id)
+    except ServiceError as err:
+        return _fail(err)
+    db.session.rollback()
+    return jsonify(out)
+
+
+@bp.post("/api/tables/<table_id>/push/off")
+def api_unsubscribe(table_id: str) -> Response | tuple[Response, int]:
+    """Turn this device's notices for the table off (the menu's toggle)."""
+    try:
+        table, seat, device_id = _my_seat(table_id)
+        if device_id is not None:
+            with write_tx():
+                db.session.execute(delete(PushSubscription).where(
+                    PushSubscription.table_id == table_id,
+                    PushSubscription.device_id == device_id))
+        out = _status(table, seat, device_id)
+    except ServiceError as err:
+        return _fail(err)
+    db.session.rollback()
+    return jsonify(out)
+
+
+@bp.post("/api/tables/<table_id>/push/presence")
+def api_presence(table_id: str) -> Response | tuple[Response, int]:
+    """The page is open and visible (a heartbeat) or not any more: no push while it is."""
+    try:
+        visible = _body().get("visible")
+        if not isinstance(visible, bool):
+            raise ServiceError(400, "bad_presence", "Falta indicar si la página está a la vista")
+        device_id = current_device_id()
+        if db.session.get(Table, table_id) is None:
+            raise ServiceError(404, "not_found", "Esa mesa no existe o ya expiró")
+        until = utcnow() + timedelta(seconds=PRESENCE_SECONDS) if visible else None
+        if device_id is not None:
+            with write_tx():
+                db.session.execute(
+                    update(PushSubscription)
+                    .where(PushSubscription.table_id == table_id,
+                           PushSubscription.device_id == device_id)
+                    .values(visible_until=until).execution_options(synchronize_session=False))
+    except ServiceError as err:
+        return _fail(err)
+    return jsonify({"visible": visible, "seconds": PRESENCE_SECONDS})
+
+
+@bp.post("/api/tables/<table_id>/push/settings")
+def api_settings(table_id: str) -> Response | tuple[Response, int]:
+    """The host sets the reminder's delay (hours, one of ``reminder_choices``)."""
+    try:
+        hours = _body().get("reminder_hours")
+        table, seat, device_id = _my_seat(table_id)
+        if device_id is None or device_id != table.host_device_id:
+            raise ServiceError(403, "not_host", "Solo quien arma la mesa puede hacer eso")
+        if isinstance(hours, bool) or hours not in REMINDER_CHOICES_HOURS:
+            raise ServiceError(400, "bad_reminder",
+                               "El recordatorio va de 1 a 48 horas: elige una de las opciones")
+        minutes = int(hours) * 60
+        with write_tx():
+            row = db.session.get(PushTable, table_id)
+            if row is None:
+                db.session.add(PushTable(table_id=table_id, reminder_minutes=minutes))
+            else:
+                row.reminder_minutes = minutes
+            # Reminders not sent yet follow the new delay.
+            for turn in db.session.execute(select(PushTurn).where(
+                    PushTurn.table_id == table_id, PushTurn.reminded_at.is_(None))).scalars():
+                turn.remind_at = turn.created_at + timedelta(minutes=minutes)
+        out = _status(table, seat, device_id)
+    except ServiceError as err:
+        return _fail(err)
+    db.session.rollback()
+    return jsonify(out)

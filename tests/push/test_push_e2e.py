@@ -1,0 +1,265 @@
+"""«Te toca» end to end in one process: a local push service receives the push for a seat whose
+turn came from someone else's action; we decrypt it and check the VAPID JWT and the headers."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pushkit import (  # noqa: F401 - the fixture is used by name
+    PushService,
+    Subscriber,
+    push_service_fixture,
+    root,
+    verify_vapid,
+)
+from sqlalchemy import select, update
+
+from tables.db import db
+from tables.push import PushOutbox, PushSubscription, PushTurn, send_due_reminders, stop_sender
+
+CARD = re.compile(r"\b(10|[2-9TJQKA])[CDHS♠♥♦♣]\b")
+
+
+@pytest.fixture()
+def papp(migrated: str) -> Iterator[Any]:
+    app = root.make_app(migrated, PUSH_INSECURE_ENDPOINTS=True, PUSH_SWEEP=0.2,
+                        PUSH_BACKOFF=0.5, ROBOT_DELAY=0.0)
+    yield app
+    stop_sender(app)
+    root.close_app(app)
+
+
+def seat_table(app: Any, names: list[str], robots: int = 0) -> tuple[str, list[Any]]:
+    players = [root.Player(app) for _ in names]
+    tid = players[0].create(names[0])
+    for p, name in zip(players[1:], names[1:], strict=True):
+        p.act(tid, "sit", name=name)
+    for seat in range(len(names), len(names) + robots):
+        players[0].act(tid, "add_robot", seat=seat)
+    return tid, players
+
+
+def subscribe(p: Any, tid: str, sub: Subscriber, hide: bool = True) -> dict[str, Any]:
+    r = p.post(f"/api/tables/{tid}/push", {"subscription": sub.subscription()})
+    assert r.status_code == 200, r.get_json()
+    if hide:  # the person leaves the page: from now on they are "away"
+        assert p.post(f"/api/tables/{tid}/push/presence", {"visible": False}).status_code == 200
+    return dict(r.get_json())
+
+
+def view(p: Any, tid: str) -> dict[str, Any]:
+    return dict(p.state(tid)["view"])
+
+
+def play_until(ana: Any, tid: str, stop_seat: int, timeout: float = 20.0) -> dict[str, Any]:
+    """Ana plays her turns (robots play theirs) until ``stop_seat`` must play."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = view(ana, tid)
+        if v["phase"] == "playing" and v["to_act"] == [stop_seat]:
+            return v
+        if v["phase"] == "playing" and v["to_act"] == [0]:
+            ana.act(tid, "play", card=v["legal"][0], expect=None)
+        time.sleep(0.02)
+    raise AssertionError("the turn never came")
+
+
+@pytest.mark.db
+def test_turn_push_is_encrypted_signed_and_names_the_table(
+        papp: Any, push_service: PushService) -> None:
+    tid, (ana, beto) = seat_table(papp, ["Ana", "Beto"], robots=2)
+    sub = Subscriber(push_service, "beto")
+    status = subscribe(beto, tid, sub)
+    assert status["subscribed"] is True and status["seat"] == 1
+    public_key = status["public_key"]
+    assert public_key == papp.config["VAPID_PUBLIC_KEY"] and len(public_key) == 87
+
+    t0 = time.monotonic()
+    ana.act(tid, "start")  # Beto must pass now, because of Ana's action
+    assert time.monotonic() - t0 < 2.0
+    (first,) = push_service.wait_for(sub.path)
+    payload = sub.decrypt(first)
+    assert payload["title"] == "Te toca"
+    assert payload["body"] == "Mesa de Ana: elige tus 3 cartas y pasa"
+    assert payload["tag"] == f"corazones-{tid}"
+    assert payload["url"] == f"/t/{tid}"
+    assert payload["kind"] == "turn" and payload["turn"] == "g1:h1:pass"
+    assert not CARD.search(json.dumps(payload, ensure_ascii=False)), payload
+    verify_vapid(first, sub.endpoint, public_key)
+    assert first.headers["ttl"] == "86400"
+    assert first.headers["urgency"] == "high"
+    topic = first.headers["topic"]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,32}", topic) and tid not in topic
+
+    # Passing: Beto first (his own action opens nothing), then Ana: play begins.
+    beto.act(tid, "confirm_pass", cards=view(beto, tid)["hand"][:3])
+    ana.act(tid, "confirm_pass", cards=view(ana, tid)["hand"][:3])
+    v = play_until(ana, tid, 1)
+    key = f"g1:h1:play:{len(v['tricks'])}:{len(v['trick'])}"
+    pushes = push_service.wait_for(sub.path, 2)
+    second = sub.decrypt(pushes[1])
+    assert second["body"] == "Mesa de Ana: juega tu carta" and second["turn"] == key
+    assert pushes[1].headers["topic"] == topic  # same table and seat: they collapse
+    verify_vapid(pushes[1], sub.endpoint, public_key)
+    assert len(push_service.to(sub.path)) == 2
+
+    # Beto looks at the page: his next turn sends nothing.
+    assert beto.post(f"/api/tables/{tid}/push/presence", {"visible": True}).status_code == 200
+    beto.act(tid, "play", card=view(beto, tid)["legal"][0])
+    v = play_until(ana, tid, 1)
+    key2 = f"g1:h1:play:{len(v['tricks'])}:{len(v['trick'])}"
+    with papp.app_context():
+        turn = root.wait_until(lambda: db.session.execute(select(PushTurn).where(
+            PushTurn.table_id == tid, PushTurn.turn_key == key2)).scalar_one_or_none(), 10)
+        assert turn.first == "visible"
+        db.session.rollback()
+    assert len(push_service.to(sub.path)) == 2
+
+    # Still his turn after the host's delay, and he went away: one reminder, never a second.
+    assert beto.post(f"/api/tables/{tid}/push/presence", {"visible": False}).status_code == 200
+    with papp.app_context():
+        db.session.execute(update(PushTurn).where(PushTurn.table_id == tid)
+                           .values(remind_at=_past()))
+        db.session.commit()
+        assert send_due_reminders() == 1
+        assert send_due_reminders() == 0
+    pushes = push_service.wait_for(sub.path, 3)
+    reminder = sub.decrypt(pushes[2])
+    assert reminder["kind"] == "reminder" and reminder["turn"] == key2
+    assert reminder["body"] == "Mesa de Ana: sigue siendo tu turno, juega tu carta"
+    time.sleep(0.6)  # a few sender sweeps: nothing more
+    assert len(push_service.to(sub.path)) == 3
+
+
+def _past() -> Any:
+    from datetime import timedelta
+
+    from tables.models import utcnow
+
+    return utcnow() - timedelta(minutes=1)
+
+
+@pytest.mark.db
+def test_subscribe_status_settings_and_unsubscribe(papp: Any, push_service: PushService) -> None:
+    tid, (ana, beto) = seat_table(papp, ["Ana", "Beto"])
+    watcher = root.Player(papp)
+    sub = Subscriber(push_service, "b")
+    api = f"/api/tables/{tid}/push"
+    r = watcher.post(api, {"subscription": sub.subscription()})
+    assert r.status_code == 403 and r.get_json()["error"] == "not_seated"
+    bad = sub.subscription()
+    bad["keys"]["auth"] = "short"
+    assert beto.post(api, {"subscription": bad}).get_json()["error"] == "bad_subscription"
+    ftp = sub.subscription()
+    ftp["endpoint"] = "ftp://127.0.0.1/x"
+    assert beto.post(api, {"subscription": ftp}).status_code == 400
+    assert beto.post(api, {"subscription": sub.subscription()}, csrf=False).status_code == 400
+    assert beto.client.get(api).get_json()["subscribed"] is False
+    subscribe(beto, tid, sub)
+    st = beto.client.get(api).get_json()
+    assert st["subscribed"] is True and st["reminder_hours"] == 12 and st["is_host"] is False
+    assert papp.test_client().get("/api/push/key").get_json()["public_key"] == st["public_key"]
+
+    r = beto.post(f"{api}/settings", {"reminder_hours": 3})
+    assert r.status_code == 403 and r.get_json()["error"] == "not_host"
+    assert ana.post(f"{api}/settings", {"reminder_hours": 5}).status_code == 400
+    assert ana.post(f"{api}/settings", {"reminder_hours": 3}).get_json()["reminder_hours"] == 3
+    assert beto.client.get(api).get_json()["reminder_hours"] == 3
+
+    assert beto.post(f"{api}/off", {}).get_json()["subscribed"] is False
+    with papp.app_context():
+        assert db.session.execute(select(PushSubscription).where(
+            PushSubscription.table_id == tid)).first() is None
+
+
+def test_service_worker_and_manifest_at_the_root(papp: Any) -> None:
+    c = papp.test_client()
+    sw = c.get("/sw.js")
+    assert sw.status_code == 200 and sw.headers["Service-Worker-Allowed"] == "/"
+    assert "javascript" in sw.content_type
+    assert b"notificationclick" in sw.data and b"showNotification" in sw.data
+    m = c.get("/manifest.webmanifest")
+    assert m.status_code == 200 and m.content_type.startswith("application/manifest+json")
+    doc = json.loads(m.data)
+    assert doc["name"] == "Corazones" and doc["display"] == "standalone"
+    sizes = {i["sizes"] for i in doc["icons"]}
+    assert {"192x192", "512x512"} <= sizes
+    for icon in doc["icons"]:
+        r = c.get(icon["src"])
+        assert r.status_code == 200, icon
+        if icon["type"] == "image/png":
+            assert r.data[:8] == b"\x89PNG\r\n\x1a\n"
+            w, h = int.from_bytes(r.data[16:20], "big"), int.from_bytes(r.data[20:24], "big")
+            assert f"{w}x{h}" == icon["sizes"]
+
+
+@pytest.mark.db
+def test_push_service_failures_delete_retry_and_log(
+        papp: Any, push_service: PushService, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="corazones.push")
+    push_service.on("/push/gone", (410, {}))
+    push_service.on("/push/missing", (404, {}))
+    push_service.on("/push/busy", (429, {"Retry-After": "2"}), (201, {}))
+    push_service.on("/push/flaky", (500, {}), (503, {"Retry-After": "1"}), (201, {}))
+    push_service.on("/push/bad", (400, {}))
+    push_service.delay["/push/slow"] = 3.0
+    t1, (ana, beto, cata, dani) = seat_table(papp, ["Ana", "Beto", "Cata", "Dani"])
+    t2, (ana2, eva, fede, gus) = seat_table(papp, ["Ana", "Eva", "Fede", "Gus"])
+    subs = {}
+    for tid, p, name in ((t1, beto, "gone"), (t1, cata, "busy"), (t1, dani, "flaky"),
+                         (t2, eva, "missing"), (t2, fede, "bad"), (t2, gus, "slow")):
+        subs[name] = Subscriber(push_service, name)
+        subscribe(p, tid, subs[name])
+
+    for host, tid in ((ana2, t2), (ana, t1)):  # the slow push service never delays a move
+        t0 = time.monotonic()
+        r = host.act(tid, "start")
+        assert time.monotonic() - t0 < 1.5
+        assert r.get_json()["state"]["table"]["status"] == "playing"
+
+    def subscription_gone(endpoint: str) -> bool:
+        with papp.app_context():
+            row = db.session.execute(select(PushSubscription.id).where(
+                PushSubscription.endpoint == endpoint)).first()
+            db.session.rollback()
+            return row is None
+
+    for name in ("gone", "missing"):
+        push_service.wait_for(subs[name].path)
+        root.wait_until(lambda n=name: subscription_gone(subs[n].endpoint), 10)
+    busy = push_service.wait_for("/push/busy", 2, timeout=20)
+    assert busy[1].at - busy[0].at >= 1.9  # Retry-After honoured
+    flaky = push_service.wait_for("/push/flaky", 3, timeout=20)
+    assert flaky[2].at - flaky[1].at >= 0.9
+    assert [r.status for r in flaky] == [500, 503, 201]
+    assert subs["flaky"].decrypt(flaky[2])["body"] == "Mesa de Ana: elige tus 3 cartas y pasa"
+    push_service.wait_for("/push/slow", timeout=20)
+    push_service.wait_for("/push/bad")
+
+    def outbox(name: str) -> str | None:
+        with papp.app_context():
+            st = db.session.execute(select(PushOutbox.status).join(
+                PushSubscription, PushSubscription.id == PushOutbox.subscription_id).where(
+                PushSubscription.endpoint == subs[name].endpoint)).scalar_one_or_none()
+            db.session.rollback()
+            return st
+
+    root.wait_until(lambda: outbox("bad") == "failed", 10)
+    root.wait_until(lambda: outbox("busy") == "sent" and outbox("flaky") == "sent", 10)
+    assert not subscription_gone(subs["bad"].endpoint)  # a 400 keeps the subscription
+    time.sleep(0.8)
+    assert len(push_service.to("/push/bad")) == 1  # not retried
+    assert len(push_service.to("/push/gone")) == 1
+    logs = caplog.text
+    assert "push refused (400)" in logs
+    assert "push subscription gone (410)" in logs and "push subscription gone (404)" in logs
+    assert "push answered 429: retry in 2 s" in logs
+    # The moves went on: everyone can still pass.
+    for p, tid in ((beto, t1), (eva, t2)):
+        p.act(tid, "confirm_pass", cards=view(p, tid)["hand"][:3])
