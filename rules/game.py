@@ -117,15 +117,12 @@ def legal_mask(
             return hand & TWO_C_BIT
         if hearts_broken:
             return hand
-        not_hearts = hand & ~HEARTS_MASK
-        return not_hearts if not_hearts else hand
+        return hand & _NOT_HEARTS or hand  # nothing but hearts: a heart may lead
     follow = hand & SUIT_MASK[led_suit]
     if follow and not permitido:
         return follow
     if first_trick:
-        safe = hand & ~POINTS_MASK
-        if safe:
-            return safe
+        return hand & _NOT_POINTS or hand  # nothing but points: a point card may go
     return hand
 
 

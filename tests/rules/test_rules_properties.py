@@ -6,7 +6,7 @@ import json
 import random
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rules_testkit import ALL_CARDS, random_game, roundtrip, strings_in
 
@@ -202,3 +202,27 @@ def test_many_random_hands_fast_path() -> None:
         hands += 1
         g.close_count(0)
     assert hands == 2000 and moons < hands
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    cards=st.sets(st.integers(0, 51), min_size=1, max_size=13),
+    led=st.integers(-1, 3),
+    first=st.booleans(),
+    broken=st.booleans(),
+    permitido=st.booleans(),
+)
+def test_legal_mask_and_illegal_reason_agree(
+    cards: set[int], led: int, first: bool, broken: bool, permitido: bool
+) -> None:
+    """The pure rule functions robots use: a card is legal exactly when it has no reason against."""
+    from rules import illegal_reason, legal_mask
+
+    hand = sum(1 << c for c in cards)
+    # The first trick is led with 2C by its holder, so it is always a club trick.
+    assume(not first or led == 0 or (led < 0 and hand & 1))
+    legal = legal_mask(hand, led, first, broken, permitido)
+    assert legal and not legal & ~hand
+    for c in cards:
+        reason = illegal_reason(hand, c, led, first, broken, permitido)
+        assert (reason is None) == bool(legal >> c & 1), (c, reason)
