@@ -544,7 +544,7 @@ function renderActions() {
       if (S.selected && (v.renege_cards || []).includes(S.selected)) line = `Ojo: con ${short(S.selected)} renuncias (por tu cuenta y riesgo). Tócala otra vez para jugarla.`;
     } else if (v.turn != null) line = `Le toca a ${seatName(v.turn)}`;
   } else if (!seated && v && t.status === 'playing') {
-    line = v.turn != null && v.phase === 'playing' ? `Estás mirando · le toca a ${seatName(v.turn)}` : 'Estás mirando';
+    line = v.turn != null && v.phase === 'playing' ? `Le toca a ${seatName(v.turn)}` : '';
   }
   if (seated && v && ['passing', 'playing'].includes(v.phase) && (v.phase === 'playing' ? myTurn() : !v.pass_confirmed[mySeat()])) {
     btns.push(h('button.btn.btn-hint', { type: 'button', id: 'hint-btn', onclick: askHint, html: `${ICONS.bulb} Pista` }));
@@ -880,15 +880,23 @@ function showLastTrick() {
 
 function accusationBox(v, acc) {
   const evidence = [];
-  const accuser = seatName(acc.accuser);
-  const accused = seatName(acc.accused);
+  const meAccuser = acc.accuser === mySeat();
+  const meAccused = acc.accused === mySeat();
+  const accuser = seatName(acc.accuser, { you: false });
+  const accused = seatName(acc.accused, { you: false });
+  const who = `${meAccuser ? 'Acusaste' : `${accuser} acusó`} a ${meAccused ? 'ti' : accused}`;
   if (acc.guilty) {
     const tr = (v.tricks || []).find((t) => t.number === acc.trick);
     const led = tr ? tr.cards[0].card[1] : null;
-    evidence.push(h('p.ruling.guilty', null, `Renuncio comprobado: ${accuser} acusó a ${accused}, y es cierto. En la baza ${acc.trick} ${accused === 'Tú' ? 'jugaste' : 'jugó'} ${short(acc.card)}${led ? ` cuando salió ${suitName(led)} y ${accused === 'Tú' ? 'tenías' : 'tenía'} ${suitName(led)}` : ''}. ${accused} se lleva 26 puntos; los demás, cero.`));
+    const played = meAccused ? 'jugaste' : `${accused} jugó`;
+    const had = meAccused ? 'tenías' : 'tenía';
+    const takes = meAccused ? 'Te llevas 26 puntos' : `${accused} se lleva 26 puntos`;
+    evidence.push(h('p.ruling.guilty', null, `Renuncio comprobado: ${who}, y es cierto. En la baza ${acc.trick} ${played} ${short(acc.card)}${led ? ` cuando salió ${suitName(led)} y ${had} ${suitName(led)}` : ''}. ${takes}; los demás, cero.`));
     if (tr) evidence.push(trickView(tr, acc.card));
   } else {
-    evidence.push(h('p.ruling.false', null, `Acusación falsa: ${accuser} acusó a ${accused}, pero no hubo renuncio: ${accused === 'Tú' ? 'seguiste' : 'siguió'} el palo en todas las bazas de la ronda. Los 26 puntos son para ${accuser === 'Tú' ? 'ti' : accuser}.`));
+    const followed = meAccused ? 'seguiste' : 'siguió';
+    const takes = meAccuser ? 'Los 26 puntos son para ti' : `Los 26 puntos son para ${accuser}`;
+    evidence.push(h('p.ruling.false', null, `Acusación falsa: ${who}, pero no hubo renuncio: ${followed} el palo en todas las bazas de la ronda. ${takes}.`));
   }
   return h('div.accusation', null, evidence);
 }

@@ -1,0 +1,74 @@
+"""The keyboard alone: ← → move between cards, Enter marks (pass) and chooses then plays; Tab
+reaches the pass button; P opens the menu and Esc closes it; M toggles the sound."""
+
+from __future__ import annotations
+
+import pytest
+from browserkit import Watch, add_robots_and_start, cards_in, new_context, open_table
+from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.browser
+
+
+def _focused(page: Page) -> str:
+    return str(page.evaluate(
+        "() => document.activeElement.dataset.card || document.activeElement.id"))
+
+
+def test_a_trick_with_the_keyboard_alone(server: str, browser: Browser) -> None:
+    watch = Watch()
+    page = watch.attach(new_context(browser, 1440, 900).new_page())
+    open_table(page, server, name="Teclado", target=50, level="facil")
+    add_robots_and_start(page)
+    page.wait_for_selector("#pass-btn")
+
+    # Pass: → focuses the hand, Enter marks, → moves; three marked cards rise.
+    page.keyboard.press("ArrowRight")
+    marked = []
+    for _ in range(3):
+        marked.append(_focused(page))
+        page.keyboard.press("Enter")
+        page.keyboard.press("ArrowRight")
+    selected = page.locator("#hand .card.selected").evaluate_all(
+        "els => els.map(e => e.dataset.card)")
+    assert sorted(selected) == sorted(marked)
+    assert page.locator("#hand .card.selected").count() == 3
+    for _ in range(8):
+        if _focused(page) == "pass-btn":
+            break
+        page.keyboard.press("Shift+Tab")
+    assert _focused(page) == "pass-btn"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("body[data-phase='playing']", timeout=15_000)
+
+    # Play: wait for the turn, walk to a playable card with the arrows, Enter twice.
+    page.wait_for_selector("body[data-my-turn='1'][data-animating='0']", timeout=20_000)
+    page.keyboard.press("ArrowLeft")
+    for _ in range(14):
+        if page.evaluate("() => document.activeElement.classList.contains('playable')"):
+            break
+        page.keyboard.press("ArrowRight")
+    card = _focused(page)
+    assert page.locator(f"#hand .card.playable[data-card='{card}']").count() == 1
+    page.keyboard.press("Enter")
+    assert page.locator(f"#hand .card.selected[data-card='{card}']").count() == 1
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "c => !document.querySelector(`#hand .card[data-card='${c}']`)", arg=card)
+    # The trick closes (robots play theirs) and goes to the pile.
+    page.wait_for_selector("#pile:not([hidden])", timeout=20_000)
+    assert page.inner_text("#pile .count") == "1"
+    assert len(cards_in(page, "#hand")) == 12
+
+    # Menu and sound from the keyboard; the table does not stop.
+    page.keyboard.press("p")
+    page.wait_for_selector("#menu[open]")
+    on = page.get_attribute("#menu-sound", "aria-pressed")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#menu:not([open])", state="attached")
+    page.keyboard.press("m")
+    page.keyboard.press("P")
+    page.wait_for_selector("#menu[open]")
+    assert page.get_attribute("#menu-sound", "aria-pressed") != on
+    page.keyboard.press("Escape")
+    assert not watch.errors, watch.errors

@@ -1,0 +1,102 @@
+"""Renuncio permitido: a true accusation and a false one, each ruled as seed 003 says: the
+reneger takes 26 (with the trick as evidence), or the false accuser takes 26."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from browserkit import Watch, click_card, new_context, open_table, pass_three, shot
+from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.browser
+
+MY_TURN = "() => document.body.dataset.myTurn === '1' && document.body.dataset.animating === '0'"
+
+
+def _play(page: Page, selector: str) -> str:
+    card = click_card(page, selector)
+    page.wait_for_selector(f"#hand .card.selected[data-card='{card}']")
+    click_card(page, f"#hand .card[data-card='{card}']")
+    page.wait_for_function("c => !document.querySelector(`#hand .card[data-card='${c}']`)",
+                           arg=card)
+    return card
+
+
+def _accuse(accuser: Page, seat: int) -> None:
+    accuser.click("#accuse-btn")
+    accuser.click(f".accuse-seat[data-seat='{seat}']")
+    accuser.click("#accuse-confirm")
+    accuser.wait_for_selector("#overlay.counting .ruling")
+
+
+def _adds(page: Page) -> list[int]:
+    return [int(x.strip("+")) for x in page.locator("#overlay td.add").all_inner_texts()]
+
+
+def test_true_and_false_accusations(server: str, browser: Browser) -> None:
+    watch = Watch()
+    host = watch.attach(new_context(browser, 390, 844).new_page())
+    guest = watch.attach(new_context(browser, 1280, 800).new_page())
+    url = open_table(host, server, name="Ana", target=100, renege="permitido")
+    guest.goto(url)
+    guest.fill("#sit-name", "Beto")
+    guest.click(".sit-form button[type=submit]")
+    guest.wait_for_selector("body[data-seat='1']")
+    for _ in range(2):
+        host.locator(".lobby-seat[data-kind='empty'] button").first.click()
+        host.wait_for_timeout(300)
+    host.wait_for_selector("#start-btn:not([disabled])")
+    host.click("#start-btn")
+    for page in (host, guest):
+        page.wait_for_selector("#pass-btn")
+        pass_three(page)
+
+    # Hand 1: Beto reneges as soon as he can; Ana accuses him: true, he takes 26.
+    reneged = None
+    started = time.monotonic()
+    while reneged is None:
+        assert time.monotonic() - started < 60, "Beto never had a chance to renege"
+        if guest.evaluate(MY_TURN):
+            if guest.locator("#hand .card.renege.playable").count():
+                reneged = _play(guest, "#hand .card.renege.playable")
+            else:
+                _play(guest, "#hand .card.playable")
+        elif host.evaluate(MY_TURN):
+            _play(host, "#hand .card.playable:not(.renege)")
+        else:
+            host.wait_for_timeout(100)
+    host.wait_for_selector("#accuse-btn")
+    _accuse(host, 1)
+    ruling = host.inner_text("#overlay .ruling")
+    assert "Renuncio comprobado" in ruling and "Beto" in ruling, ruling
+    evidence = host.locator("#overlay .mini-trick .card.evidence")
+    assert evidence.count() == 1 and evidence.get_attribute("data-card") == reneged
+    assert _adds(host) == [0, 26, 0, 0]
+    guest.wait_for_selector("#overlay.counting .ruling.guilty")
+    assert "jugaste" in guest.inner_text("#overlay .ruling")
+    assert "Acusaste a Beto" in ruling
+    shot(host, "renege-true-390x844")
+    host.click("#next-hand")
+
+    # Hand 2: Ana accuses Beto before he could renege: false, Ana takes 26.
+    for page in (host, guest):
+        page.wait_for_selector("#pass-btn", timeout=15_000)
+        pass_three(page)
+    started = time.monotonic()
+    while not host.locator("#accuse-btn").count():
+        assert time.monotonic() - started < 30
+        if host.evaluate(MY_TURN):
+            _play(host, "#hand .card.playable")
+        elif guest.evaluate(MY_TURN):
+            _play(guest, "#hand .card.playable:not(.renege)")
+        else:
+            host.wait_for_timeout(100)
+    _accuse(host, 1)
+    ruling = host.inner_text("#overlay .ruling")
+    assert "Acusación falsa" in ruling and "no hubo renuncio" in ruling, ruling
+    assert host.locator("#overlay .mini-trick .card.evidence").count() == 0
+    assert _adds(host) == [26, 0, 0, 0]
+    guest.wait_for_selector("#overlay.counting .ruling.false")
+    shot(guest, "renege-false-1280x800")
+    assert not watch.errors, watch.errors
