@@ -34,8 +34,8 @@ def current_device_id() -> int | None:
 
 
 def presence_key() -> str:
-    token = request.cookies.get(COOKIE, "")
-    return token_hash(token)[:16] if token else "ip:" + (request.remote_addr or "?")
+    device_id = current_device_id()
+    return f"dev:{device_id}" if device_id is not None else "ip:" + (request.remote_addr or "?")
 
 
 def ensure_device() -> int:

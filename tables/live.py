@@ -96,19 +96,38 @@ def wait_for_version(
 
 
 def touch(table_id: str, who: str) -> None:
-    """Note that ``who`` (a device hash or an address) is looking at the table."""
-    now = time.monotonic()
+    """Note that ``who`` ("dev:<id>" or "ip:<address>") is looking at the table now."""
+    now = time.time()
     with _presence_lock:
         seen = _presence.setdefault(table_id, {})
+        last = seen.get(who, 0.0)
         seen[who] = now
         if len(seen) > 500:
             for k, t in list(seen.items()):
                 if now - t > PRESENCE_WINDOW:
                     del seen[k]
+    if _redis is not None and now - last > PRESENCE_WINDOW / 6:
+        key = f"corazones:presence:{table_id}"
+        try:
+            pipe = _redis.pipeline()
+            pipe.zadd(key, {who: now})
+            pipe.zremrangebyscore(key, 0, now - PRESENCE_WINDOW)
+            pipe.expire(key, int(PRESENCE_WINDOW * 2))
+            pipe.execute()
+        except Exception:
+            pass
 
 
-def watchers(table_id: str, exclude: set[str]) -> int:
-    now = time.monotonic()
+def present(table_id: str) -> set[str]:
+    """Who looked at the table in the last minute, in any process (through Redis when set)."""
+    now = time.time()
     with _presence_lock:
-        seen = _presence.get(table_id, {})
-        return sum(1 for k, t in seen.items() if now - t <= PRESENCE_WINDOW and k not in exclude)
+        out = {k for k, t in _presence.get(table_id, {}).items() if now - t <= PRESENCE_WINDOW}
+    if _redis is not None:
+        try:
+            keys = _redis.zrangebyscore(f"corazones:presence:{table_id}",
+                                        now - PRESENCE_WINDOW, "+inf")
+            out |= {k.decode() if isinstance(k, bytes) else str(k) for k in keys}
+        except Exception:
+            pass
+    return out

@@ -46,14 +46,14 @@ def _error_response(err: ServiceError, table_id: str | None = None) -> tuple[Res
     if err.with_state and table_id:
         try:
             body["state"] = service.read_state(table_id, current_device_id(),
-                                               spectators=_spectators(table_id))["state"]
+                                               present=_spectators(table_id))["state"]
         except ServiceError:
             pass
     return jsonify(body), err.status
 
 
-def _spectators(table_id: str) -> int:
-    return live.watchers(table_id, set())
+def _spectators(table_id: str) -> set[str]:
+    return live.present(table_id)
 
 
 def _render(template: str, fallback: str, **ctx: Any) -> str:
@@ -97,11 +97,11 @@ def table_page(table_id: str) -> str | tuple[str, int]:
 @bp.get("/t/<table_id>/plain")
 def plain_page(table_id: str) -> str | tuple[str, int]:
     device_id = current_device_id()
+    live.touch(table_id, presence_key())
     try:
-        data = service.read_state(table_id, device_id, spectators=_spectators(table_id))
+        data = service.read_state(table_id, device_id, present=_spectators(table_id))
     except ServiceError as err:
         return render_template("error.html", message=err.message), err.status
-    live.touch(table_id, presence_key())
     state = data["state"]
     return render_template("plain.html", table=state["table"], state=state, me=state["me"],
                            view=state["view"], csrf_token=generate_csrf(), label=card_label,
@@ -194,7 +194,7 @@ def api_create() -> tuple[Response, int]:
         body = _json_body()
         device_id = ensure_device()
         table_id = service.create_table(device_id, body)
-        data = service.read_state(table_id, device_id, spectators=0)
+        data = service.read_state(table_id, device_id, present=None)
     except ServiceError as err:
         return _error_response(err)
     return jsonify({"table_id": table_id, "url": f"/t/{table_id}", "state": data["state"]}), 201
@@ -206,7 +206,7 @@ def api_state(table_id: str) -> Response | tuple[Response, int]:
         since = _since_arg(required=False)
         live.touch(table_id, presence_key())
         data = service.read_state(table_id, current_device_id(), since=since,
-                                  spectators=_spectators(table_id))
+                                  present=_spectators(table_id))
     except ServiceError as err:
         return _error_response(err)
     return jsonify(data)
@@ -244,7 +244,7 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
         live.wait_for_version(table_id, since, float(cfg["POLL_TIMEOUT"]),
                               float(cfg["POLL_RECHECK"]), read_version)
         data = service.read_state(table_id, device_id, since=since,
-                                  spectators=_spectators(table_id))
+                                  present=_spectators(table_id))
     except ServiceError as err:
         return _error_response(err)
     return jsonify(data)
@@ -258,7 +258,7 @@ def api_action(table_id: str) -> Response | tuple[Response, int]:
         body = _json_body()
         device_id = ensure_device() if body.get("type") in ("sit", "set_deck") \
             else current_device_id()
-        out = service.perform(table_id, device_id, body, spectators=_spectators(table_id))
+        out = service.perform(table_id, device_id, body, present=_spectators(table_id))
     except ServiceError as err:
         return _error_response(err, table_id)
     return jsonify(out.answer)

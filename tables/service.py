@@ -251,9 +251,17 @@ def viewer_deck(table: Table, device_id: int | None) -> str:
     return v or table.deck
 
 
+def count_spectators(seats: list[Seat], present: set[str] | None) -> int:
+    """Recent viewers that hold no seat (``present`` holds "dev:<id>" / "ip:<addr>" keys)."""
+    if not present:
+        return 0
+    seated = {f"dev:{s.device_id}" for s in seats if s.kind == "human" and not s.left}
+    return len(present - seated)
+
+
 def build_state(
     table: Table, seats: list[Seat], game: Game | None, device_id: int | None,
-    spectators: int = 0,
+    present: set[str] | None = None,
 ) -> dict[str, Any]:
     me = seat_of_device(seats, device_id)
     my_seat = me.seat if me is not None else None
@@ -271,7 +279,7 @@ def build_state(
             "status": table.status,
             "game_number": table.game_number,
             "seats": [seat_json(s, table) for s in seats],
-            "spectators": spectators,
+            "spectators": count_spectators(seats, present),
             "taunts": [dict(t) for t in TAUNTS],
             "levels": [{"id": lv, "label": LEVEL_LABELS.get(lv, lv)} for lv in LEVELS],
             "decks": list(DECKS),
@@ -313,7 +321,8 @@ def log_since(table: Table, since: int, viewer: int | None) -> list[dict[str, An
 
 
 def read_state(
-    table_id: str, device_id: int | None, since: int | None = None, spectators: int = 0
+    table_id: str, device_id: int | None, since: int | None = None,
+    present: set[str] | None = None,
 ) -> dict[str, Any]:
     """``{"state", "log"}`` for this viewer, read outside any lock. ServiceError 404 if unknown."""
     table = db.session.get(Table, table_id)
@@ -321,7 +330,7 @@ def read_state(
         raise ServiceError(404, *NOT_FOUND)
     seats = load_seats(table_id)
     game = load_game(table)
-    state = build_state(table, seats, game, device_id, spectators)
+    state = build_state(table, seats, game, device_id, present)
     out: dict[str, Any] = {"state": state}
     if since is not None:
         out["log"] = log_since(table, since, state["me"]["seat"])
@@ -388,7 +397,7 @@ def _int(value: Any, code: str, message: str) -> int:
 
 def perform(
     table_id: str, device_id: int | None, body: Any, robot_seat: int | None = None,
-    spectators: int = 0,
+    present: set[str] | None = None,
 ) -> Outcome:
     """Apply one action dict (``type``, ``action_id``, ``version`` and the type's fields)."""
     if not isinstance(body, Mapping):
@@ -421,7 +430,7 @@ def perform(
                 answer = None
                 if robot_seat is None:
                     game = load_game(table)
-                    state = build_state(table, seats, game, device_id, spectators)
+                    state = build_state(table, seats, game, device_id, present)
                     base = first.base_version if first.base_version is not None \
                         else first.version - 1
                     answer = {"state": state, "log": log_since(table, base, state["me"]["seat"])}
@@ -441,7 +450,7 @@ def perform(
         db.session.flush()
         answer = None
         if robot_seat is None:
-            state = build_state(table, seats, ctx.game, device_id, spectators)
+            state = build_state(table, seats, ctx.game, device_id, present)
             base = version if version is not None and version <= before else before
             answer = {"state": state, "log": log_since(table, base, state["me"]["seat"])}
         new_version = table.version

@@ -159,6 +159,16 @@ def test_get_changes_nothing_and_sets_no_cookie(app):
     assert st["me"]["spectator"] and st["me"]["seat"] is None and st["me"]["can_sit"]
 
 
+def test_spectators_are_counted_and_players_are_not(app):
+    tid, (ana, beto) = lobby(app, humans=2, robots_=0)
+    ana.state(tid)
+    beto.state(tid)
+    assert ana.state(tid)["table"]["spectators"] == 0
+    watcher = Player(app)
+    watcher.act(tid, "set_deck", deck="noche")  # a device of its own
+    assert watcher.state(tid)["table"]["spectators"] == 1
+
+
 def test_security_headers(app):
     p = Player(app)
     tid = p.create()
