@@ -687,7 +687,8 @@ def endpoint_ok(endpoint: str, allow_insecure: bool) -> bool:
 
 def init_push(app: Flask) -> None:
     """VAPID keys into the config, the after-commit hook, the routes (tables/push_routes.py)."""
-    from .push_routes import bp
+    from .openapi import register_paths
+    from .push_routes import bp, openapi_paths
     from .service import register_after_commit
 
     for key, default in (("PUSH_SWEEP", "5"), ("PUSH_TIMEOUT", "10"), ("PUSH_BACKOFF", "5")):
@@ -704,3 +705,4 @@ def init_push(app: Flask) -> None:
     app.extensions["corazones_push"] = PushState(app, private_key)
     register_after_commit(_after_commit)
     app.register_blueprint(bp)
+    register_paths(openapi_paths())

@@ -222,3 +222,53 @@ def api_settings(table_id: str) -> Response | tuple[Response, int]:
         return _fail(err)
     db.session.rollback()
     return jsonify(out)
+
+
+def openapi_paths() -> dict[str, Any]:
+    """This blueprint's part of /api/openapi.json (tables/openapi.py merges it in)."""
+    tid = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"}}
+    csrf = {"name": "X-CSRFToken", "in": "header", "required": True,
+            "schema": {"type": "string"}}
+    err = {"description": "error", "content": {"application/json": {
+        "schema": {"$ref": "#/components/schemas/Error"}}}}
+    status = {"description": "this device's notices at the table", "content": {
+        "application/json": {"schema": {"type": "object", "properties": {
+            "public_key": {"type": "string"}, "seat": {"type": "integer", "nullable": True},
+            "subscribed": {"type": "boolean"}, "reminder_hours": {"type": "number"},
+            "reminder_choices": {"type": "array", "items": {"type": "integer"}},
+            "is_host": {"type": "boolean"}}}}}}
+
+    def body(props: dict[str, Any]) -> dict[str, Any]:
+        return {"required": True, "content": {"application/json": {
+            "schema": {"type": "object", "properties": props}}}}
+
+    subscription = {"type": "object", "properties": {
+        "endpoint": {"type": "string"}, "keys": {"type": "object", "properties": {
+            "p256dh": {"type": "string"}, "auth": {"type": "string"}}}}}
+    return {
+        "/api/push/key": {"get": {
+            "summary": "The VAPID public key (applicationServerKey)",
+            "responses": {"200": {"description": "the key", "content": {"application/json": {
+                "schema": {"type": "object", "properties": {
+                    "public_key": {"type": "string"}}}}}}}}},
+        "/api/tables/{table_id}/push": {
+            "get": {"summary": "Whether this device gets «Te toca» notices here",
+                    "parameters": [tid], "responses": {"200": status, "404": err}},
+            "post": {"summary": "Subscribe this device's seat (PushSubscription.toJSON())",
+                     "parameters": [tid, csrf],
+                     "requestBody": body({"subscription": subscription}),
+                     "responses": {"200": status, "400": err, "403": err, "404": err}}},
+        "/api/tables/{table_id}/push/off": {"post": {
+            "summary": "Turn this device's notices off at this table",
+            "parameters": [tid, csrf], "responses": {"200": status, "404": err}}},
+        "/api/tables/{table_id}/push/presence": {"post": {
+            "summary": "The page is visible (heartbeat) or hidden: no push while visible",
+            "parameters": [tid, csrf], "requestBody": body({"visible": {"type": "boolean"}}),
+            "responses": {"200": {"description": "noted"}, "400": err, "404": err}}},
+        "/api/tables/{table_id}/push/settings": {"post": {
+            "summary": "Host: the reminder's delay in hours",
+            "parameters": [tid, csrf],
+            "requestBody": body({"reminder_hours": {"type": "integer",
+                                                    "enum": list(REMINDER_CHOICES_HOURS)}}),
+            "responses": {"200": status, "400": err, "403": err, "404": err}}},
+    }
