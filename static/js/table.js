@@ -305,7 +305,7 @@ function renderTop() {
   const bits = [`a ${t.target || 100}`, `renuncio ${t.renege || 'impedido'}`];
   if (v && v.hand_number) bits.push(`mano ${v.hand_number}`);
   if (v && v.phase === 'passing') bits.push(`pase ${PASS_SHORT[v.pass_direction] || ''}`);
-  if (mySeat() == null) bits.push('estás mirando');
+  if (mySeat() == null && !(t.status === 'lobby' && me().can_sit)) bits.push('estás mirando');
   els.meta.textContent = bits.join(' · ');
   const flags = [];
   if (v && v.hearts_broken) flags.push(h('span.flag.flag-hearts', null, '♥ Corazones rotos'));
