@@ -75,6 +75,15 @@ WHAT = {
 }
 
 
+#: The log entry types that can begin each kind of turn: the latest one began it (its device
+#: tells whether the seat's own action did, which deserves no push).
+CAUSES: dict[str, tuple[str, ...]] = {
+    "pass": ("deal",),
+    "play": ("play", "confirm_pass", "deal", "accuse"),
+    "count": ("play", "accuse"),
+    "rematch": ("rematch",),
+}
+
 # -------------------------------------------------------------------- rows
 
 
@@ -359,7 +368,8 @@ def _open_turn(table_id: str, duty: Duty) -> int:
             now = utcnow()
             actor = db.session.execute(
                 select(Action.device_id).where(Action.table_id == table_id,
-                                               Action.version == table.version)
+                                               Action.type.in_(CAUSES[duty.what]))
+                .order_by(Action.version.desc()).limit(1)
             ).scalar_one_or_none()
             if actor is not None and actor == seat.device_id:
                 first = "own_action"
