@@ -157,7 +157,7 @@ def search_play(
     k: Knowledge,
     rng: random.Random,
     worlds: int = 300,
-    budget_steps: int = 24000,
+    budget_steps: int = 36000,
     time_limit: float | None = 0.25,
 ) -> int:
     """The Difícil card: fewest mean points over sampled deals, playing out with the Normal policy.
