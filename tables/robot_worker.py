@@ -14,7 +14,6 @@ import queue
 import random
 import threading
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -147,7 +146,7 @@ class RobotWorker:
                     continue
             if self.delay:
                 time.sleep(self.delay)
-            action.update({"version": version, "action_id": f"robot-{uuid.uuid4().hex}"})
+            action["version"] = version  # no action_id: a robot never retries the same move
             try:
                 perform(table_id, None, action, robot_seat=seat)
                 moved += 1
