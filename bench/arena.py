@@ -131,11 +131,12 @@ class Robot(Player):
     times: list[float] = field(default_factory=list)  # CPU seconds per card decision
     wall: list[float] = field(default_factory=list)
     name: str = "robot"
+    kw: dict[str, Any] = field(default_factory=dict)  # extra decide() arguments (worlds, ...)
 
     def pass3(self, g: Game, seat: int) -> list[str]:
         v = view_for(g, seat)
         t = time.thread_time()
-        a = robots.decide(v, self.level, self.rng)
+        a = robots.decide(v, self.level, self.rng, **self.kw)
         self.times.append(time.thread_time() - t)
         return list(a["cards"])
 
@@ -143,7 +144,7 @@ class Robot(Player):
         v = view_for(g, seat)
         t = time.thread_time()
         w = time.perf_counter()
-        a = robots.decide(v, self.level, self.rng)
+        a = robots.decide(v, self.level, self.rng, **self.kw)
         self.times.append(time.thread_time() - t)
         self.wall.append(time.perf_counter() - w)
         card = DECK.index(a["card"])

@@ -164,7 +164,8 @@ def test_arena_smoke(renege: str) -> None:
     easy = arena.duplicate(lambda: arena.Robot("facil", random.Random(1)), "facil", decks[:4],
                            ref, renege, progress=False)
     assert easy.hands == 16
-    hard = arena.duplicate(lambda: arena.Robot("dificil", random.Random(1)), "dificil",
+    hard = arena.duplicate(lambda: arena.Robot("dificil", random.Random(1), kw={"worlds": 10}),
+                           "dificil",
                            decks[:2], ref, renege, progress=False)
     assert hard.hands == 8 and all(0 <= p <= 26 for p in hard.points)
 
