@@ -16,7 +16,7 @@ from typing import Any
 from rules.cards import DECK, mask_of
 
 from .know import knowledge_of
-from .policy import easy_pass, easy_play, pass_cards, play_card
+from .policy import easy_pass, easy_play, moon_hand, pass_cards, play_card
 from .search import search_play
 
 LEVELS: tuple[str, ...] = ("facil", "normal", "dificil")
@@ -56,8 +56,9 @@ def _play(view: dict[str, Any], level: str, rng: random.Random, worlds: int,
     trick = [c for _, c in k.trick]
     if level == "facil":
         card = easy_play(k.hand, k.legal, trick, rng.random())
-    elif level == "normal":
-        card = play_card(k.me, k.hand, k.legal, trick, k.played, k.first_trick, k.points, k.voids)
+    elif level == "normal" or moon_hand(k.start_hand):
+        card = play_card(k.me, k.hand, k.legal, trick, k.played, k.first_trick, k.points, k.voids,
+                         shoot=moon_hand(k.start_hand))
     else:
         card = search_play(k, rng, worlds=worlds, time_limit=time_limit)
     if not k.legal >> card & 1:  # pragma: no cover - a bug guard: never an illegal card

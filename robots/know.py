@@ -40,6 +40,12 @@ class Knowledge:
     pass_to: int | None = None
     permitido: bool = False
     taken: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    mine_played: int = 0              # the cards this seat played this hand
+
+    @property
+    def start_hand(self) -> int:
+        """This seat's 13 cards as the play began (after the exchange)."""
+        return self.hand | self.mine_played
 
     @property
     def led_suit(self) -> int:
@@ -66,6 +72,7 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
     if not legal:
         legal = mask_of(view.get("legal", []))
     played = 0
+    mine_played = 0
     voids = [0, 0, 0, 0]
     taken = [0, 0, 0, 0]
     for t in view.get("tricks", []):
@@ -73,6 +80,8 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
         led = cards[0][1] // 13
         for s, c in cards:
             played |= 1 << c
+            if s == me:
+                mine_played |= 1 << c
             taken[int(t["winner"])] |= 1 << c
             if c // 13 != led:
                 voids[s] |= 1 << led
@@ -81,6 +90,8 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
         led = trick[0][1] // 13
         for s, c in trick:
             played |= 1 << c
+            if s == me:
+                mine_played |= 1 << c
             if c // 13 != led:
                 voids[s] |= 1 << led
     points = [int(p) for p in view.get("points_taken", [0, 0, 0, 0])]
@@ -116,4 +127,5 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
         pass_to=pass_to if isinstance(pass_to, int) else None,
         permitido=opts.get("renege") == "permitido",
         taken=taken,
+        mine_played=mine_played,
     )

@@ -65,19 +65,21 @@ def play_card(
     points: list[int],
     voids: list[int],
     stop_moons: bool = True,
+    shoot: bool = False,
 ) -> int:
     """The Normal robot's card (an index in ``legal``).
 
     ``trick`` holds the cards on the table in order (the leader is ``me - len(trick)``), ``played``
     every card played this hand including them, ``points`` what each seat took so far, ``voids`` the
     suits (bits 0-3) each seat showed out of. ``stop_moons=False`` plays as if nobody were going
-    for the moon (how the search models opponents who may not bother to stop one).
+    for the moon (how the search models opponents who may not bother to stop one); ``shoot=True``
+    goes for the moon for as long as nobody else took a point.
     """
     if legal & (legal - 1) == 0:
         return low(legal)
     out = FULL & ~played & ~hand  # cards in the other three hands
     n = len(trick)
-    if points[me] >= 16 and _all_points_mine(me, points):
+    if (points[me] >= 16 or shoot) and _all_points_mine(me, points):
         return _shoot(hand, legal, trick, out)
     threat = moon_threat(me, points) if stop_moons else -1
     if n == 0:
@@ -94,6 +96,37 @@ def play_card(
     if follow:
         return _follow(me, hand, follow, trick, win, win_pos, led, out, first, voids, threat)
     return _discard(me, legal, trick, win_pos, out, first, threat)
+
+
+def moon_hand(hand: int) -> bool:
+    """A 13-card hand strong enough to go for the moon from the start.
+
+    Seven or more hearts headed by A K (six with A K Q); the Q♠ caught (held with A♠ or K♠, or A♠
+    K♠ held); every side suit empty or headed by its ace; at most three low (2-9) side cards.
+    """
+    hearts = hand & HEARTS_MASK
+    top2 = (1 << 38) | (1 << 37)
+    n_hearts = hearts.bit_count()
+    if n_hearts < 6 or hearts & top2 != top2 or (n_hearts < 7 and not hearts >> 36 & 1):
+        return False
+    spades = hand & SPADES_MASK
+    if hand & QS_BIT:
+        if not spades & AKS:
+            return False
+    elif spades and spades & AKS != AKS:
+        return False
+    low_side = 0
+    for suit in (0, 1, 3):
+        mine = hand & SUIT_MASK[suit]
+        if mine and not mine >> (13 * suit + 12) & 1 and suit != 3:
+            return False
+        m = mine
+        while m:
+            c = low(m)
+            m &= m - 1
+            if c % 13 < 8:
+                low_side += 1
+    return low_side <= 3
 
 
 def _all_points_mine(me: int, points: list[int]) -> bool:
@@ -297,6 +330,12 @@ def pass_cards(hand: int) -> int:
     Give Q♠ away unless four low spades guard it, and A♠/K♠ when spades are short; make a void in a
     short side suit; shed the high hearts; then the cards most likely to win tricks.
     """
+    if moon_hand(hand):
+        # Going for the moon: pass the lowest side cards, the ones that cannot win a trick.
+        side = sorted((c for c in range(52) if hand >> c & 1 and c // 13 != 2 and c < QS),
+                      key=lambda c: (c % 13, c))
+        if len(side) >= 3:
+            return (1 << side[0]) | (1 << side[1]) | (1 << side[2])
     sel = 0
     low_spades = (hand & LOW_SPADES).bit_count()
     keep_queen = bool(hand & QS_BIT) and low_spades >= 4

@@ -176,3 +176,19 @@ def test_arena_ismcts_reference_plays_legally() -> None:
     ref = arena.reference(decks)
     row = arena.duplicate(lambda: arena.Ismcts(50, 1), "ismcts", decks, ref, progress=False)
     assert row.hands == 8  # play_hand applies every card through the rules, which refuse illegal
+
+
+def test_go_for_the_moon_with_a_strong_hand() -> None:
+    hand = "AH KH QH JH TH 9H 3H AS KS QS AD AC 2C"
+    p = _pass_of(hand)
+    assert not any(c.endswith("H") for c in p), "a shooter keeps its hearts"
+    assert "QS" not in p and "2C" in p
+    # Playing it: it leads its sure winners instead of its low diamond.
+    hand2 = "AH KH QH JH TH 9H 3H AS KS QS AD 4D".split()
+    v = _view(tricks=[_trick(1, 1, ["2C", "5C", "9C", "AC"], 0)], trick=[], hand=hand2,
+              legal=["4D", "AD", "QS", "KS", "AS"], leader=0, hearts_broken=False,
+              points_taken=[0, 0, 0, 0], cards_left=[12, 12, 12, 12])
+    assert robots.decide(v, "normal", random.Random(0))["card"] in ("AS", "AD")
+    calm = _view(**{**v, "hand": [c for c in hand2 if c != "AH"] + ["2D"],
+                    "legal": ["2D", "4D", "AD", "QS", "KS", "AS"]})
+    assert robots.decide(calm, "normal", random.Random(0))["card"] not in ("AS", "AD", "KS")
