@@ -3,6 +3,8 @@ page visibility and the host's reminder delay (docs/API.md, «Avisos»)."""
 
 from __future__ import annotations
 
+import json
+import os
 from datetime import timedelta
 from typing import Any
 
@@ -47,6 +49,27 @@ def service_worker() -> Response:
 @bp.get("/manifest.webmanifest")
 def manifest() -> Response:
     return _static("manifest.webmanifest", "application/manifest+json")
+
+
+@bp.get("/t/<table_id>/manifest.webmanifest")
+def table_manifest(table_id: str) -> Response | tuple[str, int]:
+    """The manifest as seen from a table page: added to the home screen, the app opens this
+    table (notify.js points the page's manifest link here)."""
+    table = db.session.get(Table, table_id)
+    if table is None:
+        return "", 404
+    folder = current_app.static_folder
+    assert folder is not None
+    with open(os.path.join(folder, "manifest.webmanifest"), encoding="utf-8") as f:
+        doc = json.load(f)
+    doc.update({"id": f"/t/{table_id}", "start_url": f"/t/{table_id}",
+                "name": f"Corazones · {table.name}"})
+    db.session.rollback()
+    resp = current_app.response_class(json.dumps(doc, ensure_ascii=False),
+                                      mimetype="application/manifest+json")
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["X-Robots-Tag"] = "noindex"
+    return resp
 
 
 def _fail(err: ServiceError) -> tuple[Response, int]:

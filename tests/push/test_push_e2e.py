@@ -190,6 +190,11 @@ def test_service_worker_and_manifest_at_the_root(papp: Any) -> None:
     assert doc["name"] == "Corazones" and doc["display"] == "standalone"
     sizes = {i["sizes"] for i in doc["icons"]}
     assert {"192x192", "512x512"} <= sizes
+    tid = root.Player(papp).create("Ana")
+    per_table = json.loads(c.get(f"/t/{tid}/manifest.webmanifest").data)
+    assert per_table["start_url"] == f"/t/{tid}" and per_table["name"] == "Corazones · Mesa de Ana"
+    assert per_table["icons"] == doc["icons"]
+    assert c.get("/t/nope/manifest.webmanifest").status_code == 404
     for icon in doc["icons"]:
         r = c.get(icon["src"])
         assert r.status_code == 200, icon

@@ -1,0 +1,124 @@
+"""In Chromium: the service worker registers at the root scope, its push handler shows the
+notification the server's real push carries (title, body, tag; a newer one for the same table
+replaces the older), and its click logic takes the window to the table. The push comes from the
+real server through the local push service; we decrypt it and hand it to the worker over CDP
+(``ServiceWorker.deliverPushMessage``: there is no internet, so no browser push service)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import sync_playwright
+from pushkit import (  # noqa: F401 - the fixture is used by name
+    PushService,
+    Subscriber,
+    push_service_fixture,
+    root,
+)
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _notifications(page: Any) -> list[dict[str, Any]]:
+    return list(page.evaluate("""async () => {
+        const reg = await navigator.serviceWorker.ready;
+        const list = await reg.getNotifications();
+        return list.map((n) => ({title: n.title, body: n.body, tag: n.tag, data: n.data,
+                                 icon: n.icon}));
+    }"""))
+
+
+@pytest.mark.browser
+def test_service_worker_shows_the_push_and_opens_the_table(
+        push_service: PushService, server_factory: Any) -> None:
+    srv = server_factory(PUSH_INSECURE_ENDPOINTS="1", PUSH_SWEEP="0.3", ROBOT_DELAY="0")
+    base = srv.url
+    ana, beto = root.HttpPlayer(base), root.HttpPlayer(base)
+    tid = ana.post("/api/tables", {"host_name": "Ana", "target": 50}).json()["table_id"]
+    assert beto.act(tid, "sit", name="Beto").status_code == 200
+    for seat in (2, 3):
+        assert ana.act(tid, "add_robot", seat=seat).status_code == 200
+    sub = Subscriber(push_service, "beto")
+    assert beto.post(f"/api/tables/{tid}/push", {"subscription": sub.subscription()}
+                     ).status_code == 200
+    beto.post(f"/api/tables/{tid}/push/presence", {"visible": False})
+    assert ana.act(tid, "start").status_code == 200
+    (received,) = push_service.wait_for(sub.path)
+    payload = sub.decrypt(received)
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            context = browser.new_context(locale="es-ES")
+            context.grant_permissions(["notifications"], origin=base)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{base}/t/{tid}")
+            reg = page.evaluate("""async () => {
+                await navigator.serviceWorker.register('/sw.js', {scope: '/'});
+                const r = await navigator.serviceWorker.ready;
+                return {scope: r.scope, script: r.active && r.active.scriptURL};
+            }""")
+            assert reg == {"scope": f"{base}/", "script": f"{base}/sw.js"}
+            manifest = page.evaluate(
+                "() => document.querySelector('link[rel=manifest]').href")
+            assert manifest.endswith("manifest.webmanifest")
+
+            cdp = context.new_cdp_session(page)
+            regs: dict[str, str] = {}
+            cdp.on("ServiceWorker.workerRegistrationUpdated", lambda ev: regs.update(
+                {r["scopeURL"]: r["registrationId"] for r in ev["registrations"]
+                 if not r.get("isDeleted")}))
+            cdp.send("ServiceWorker.enable")
+            end = time.monotonic() + 10
+            while f"{base}/" not in regs:
+                assert time.monotonic() < end, regs
+                page.wait_for_timeout(50)
+            rid = regs[f"{base}/"]
+
+            cdp.send("ServiceWorker.deliverPushMessage",
+                     {"origin": base, "registrationId": rid, "data": json.dumps(payload)})
+            end = time.monotonic() + 10
+            while not (shown := _notifications(page)):
+                assert time.monotonic() < end, "no notification"
+                page.wait_for_timeout(50)
+            assert len(shown) == 1
+            n = shown[0]
+            assert n["title"] == "Te toca"
+            assert n["body"] == "Mesa de Ana: elige tus 3 cartas y pasa"
+            assert n["tag"] == f"corazones-{tid}"
+            assert n["data"]["url"] == f"/t/{tid}"
+            assert n["icon"].endswith("/static/icons/icon-192.png")
+
+            newer = dict(payload, body="Mesa de Ana: juega tu carta", turn="g1:h1:play:0:1")
+            cdp.send("ServiceWorker.deliverPushMessage",
+                     {"origin": base, "registrationId": rid, "data": json.dumps(newer)})
+            end = time.monotonic() + 10
+            while _notifications(page)[0]["body"] != newer["body"]:
+                assert time.monotonic() < end, _notifications(page)
+                page.wait_for_timeout(50)
+            assert len(_notifications(page)) == 1  # same tag: the newer replaced the older
+
+            # The click: from another page of ours, the worker takes the window to the table.
+            page.goto(f"{base}/")
+            page.evaluate("() => navigator.serviceWorker.ready")
+            end = time.monotonic() + 10
+            while not page.evaluate("() => !!navigator.serviceWorker.controller"):
+                assert time.monotonic() < end, "the page is not controlled"
+                page.wait_for_timeout(50)
+            (worker,) = [w for w in context.service_workers if w.url == f"{base}/sw.js"]
+            notice = worker.evaluate("(d) => self.corazones.noticeFor(d)", payload)
+            assert notice["options"]["data"]["url"] == f"/t/{tid}"
+            worker.evaluate("(url) => self.corazones.openTable(url).then(() => true)",
+                            notice["options"]["data"]["url"])
+            page.wait_for_url(f"{base}/t/{tid}", timeout=10000)
+            assert page.url == f"{base}/t/{tid}"
+            assert errors == []
+        finally:
+            browser.close()
