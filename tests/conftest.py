@@ -205,6 +205,14 @@ class Server:
                 self.proc.wait()
 
 
+@pytest.fixture(scope="module")
+def shared_server(migrated: str, instance_dir: Path) -> Iterator[Server]:
+    """One server for a whole test module (tests that do not kill or reconfigure it)."""
+    s = Server(migrated, instance_dir).start()
+    yield s
+    s.stop()
+
+
 @pytest.fixture()
 def server_factory(migrated: str, instance_dir: Path) -> Iterator[Any]:
     servers: list[Server] = []
