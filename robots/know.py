@@ -41,6 +41,7 @@ class Knowledge:
     permitido: bool = False
     taken: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     mine_played: int = 0              # the cards this seat played this hand
+    no_queen: int = 0                 # bit s: seat s discarded something else while Q♠ was out
 
     @property
     def start_hand(self) -> int:
@@ -73,27 +74,29 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
         legal = mask_of(view.get("legal", []))
     played = 0
     mine_played = 0
+    no_queen = 0
     voids = [0, 0, 0, 0]
     taken = [0, 0, 0, 0]
-    for t in view.get("tricks", []):
-        cards = [(int(p["seat"]), parse_card(p["card"])) for p in t["cards"]]
+    all_tricks = [t["cards"] for t in view.get("tricks", [])]
+    winners = [int(t["winner"]) for t in view.get("tricks", [])]
+    trick = [(int(p["seat"]), parse_card(p["card"])) for p in view.get("trick", [])]
+    for n, t in enumerate(all_tricks + [view.get("trick", [])]):
+        cards = [(int(p["seat"]), parse_card(p["card"])) for p in t]
+        if not cards:
+            continue
         led = cards[0][1] // 13
+        queen_out = not played & QS_BIT
         for s, c in cards:
             played |= 1 << c
             if s == me:
                 mine_played |= 1 << c
-            taken[int(t["winner"])] |= 1 << c
+            if n < len(winners):
+                taken[winners[n]] |= 1 << c
             if c // 13 != led:
                 voids[s] |= 1 << led
-    trick = [(int(p["seat"]), parse_card(p["card"])) for p in view.get("trick", [])]
-    if trick:
-        led = trick[0][1] // 13
-        for s, c in trick:
-            played |= 1 << c
-            if s == me:
-                mine_played |= 1 << c
-            if c // 13 != led:
-                voids[s] |= 1 << led
+                # Whoever may shed Q♠ and sheds another card most likely has no Q♠.
+                if n > 0 and queen_out and c != QS:
+                    no_queen |= 1 << s
     points = [int(p) for p in view.get("points_taken", [0, 0, 0, 0])]
     has_points = [bool(taken[s] & (HEARTS_MASK | QS_BIT)) for s in range(4)]
     passed = mask_of(view.get("passed") or [])
@@ -128,4 +131,5 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
         permitido=opts.get("renege") == "permitido",
         taken=taken,
         mine_played=mine_played,
+        no_queen=no_queen & ~(1 << me),
     )

@@ -41,6 +41,10 @@ def sample_hands(k: Knowledge, rng: random.Random, tries: int = 30) -> list[int]
     others = [s for s in range(4) if s != k.me]
     # Cards of the suits fewest seats may hold go first.
     elig = {c: [s for s in others if not k.voids[s] >> (c // 13) & 1] for c in cards}
+    if QS in elig:
+        likely = [s for s in elig[QS] if not k.no_queen >> s & 1]
+        if likely:
+            elig[QS] = likely
     for attempt in range(tries + 1):
         strict = attempt < tries
         order = list(cards)
