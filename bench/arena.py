@@ -381,11 +381,15 @@ def main() -> None:
     out: dict[str, Any] = {"deals": n, "seed": seed}
     big = deals(max(n, n_other, n_ismcts), seed)
     ref = reference(big)
-    base_pts = statistics.fmean(x for r in ref[:n] for x in r) if n else 0.0
-    print(f"basico   points/hand {base_pts:.2f} (all four seats Básico, {n} deals)", flush=True)
+    if ref:
+        base_pts = statistics.fmean(x for r in ref for x in r)
+        print(f"basico   points/hand {base_pts:.2f} (all four seats Básico, {len(ref)} deals)",
+              flush=True)
     rows: dict[str, Row] = {}
     for lv in levels:
         m = n if lv == "dificil" else n_other
+        if m == 0:
+            continue
         row = duplicate(lambda lv=lv: Robot(lv, random.Random(seed)), lv, big[:m], ref)
         rows[lv] = row
         report(row)
