@@ -1,7 +1,7 @@
 // The table page: renders the server's `state` for this viewer and sends the player's actions.
 // docs/API.md is the contract. The server is the authority: nothing here decides a rule, it only
 // shows `view.legal` / `view.illegal` and the results the server sends back.
-import { getJSON, postJSON, uuid, ApiError, csrfToken } from './api.js';
+import { getJSON, postJSON, uuid, ApiError } from './api.js';
 import { DECKS, queenSVG, queenEyeSVG, suitName } from './decks.js';
 import realSound from './sound.js';
 import {
@@ -9,6 +9,7 @@ import {
   store, reducedMotion, copyText, openDialog, ICONS,
 } from './util.js';
 import { setupInput } from './input.js';
+import { setupNotify, notifyUpdate, notifyMenuItems } from './notify.js';
 
 const body = document.body;
 // Every sound goes through here; the last few names are kept on <body data-sounds> for checks.
@@ -295,6 +296,7 @@ function render() {
   renderChat();
   renderOverlay();
   noticeTurn();
+  notifyUpdate(st);
 }
 
 function renderTop() {
@@ -1093,79 +1095,8 @@ async function setDeck(id) {
   if (mySeat() != null || true) act('set_deck', { deck: id }).catch(() => {});
 }
 
-// ------------------------------------------------------------------ avisos (docs/API.md «Avisos»)
-
-const PUSH = `${API}/push`;
-let pushStatus = null;
-
-async function loadPush() {
-  if (mySeat() == null) { pushStatus = null; return; }
-  try { pushStatus = await getJSON(PUSH); } catch { pushStatus = null; }
-}
-
-function vapidBytes(key) {
-  const raw = atob(key.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (key.length % 4)) % 4));
-  return Uint8Array.from(raw, (c) => c.charCodeAt(0));
-}
-
-async function enableNotifications() {
-  if (!('Notification' in window) || !('serviceWorker' in navigator) || !('PushManager' in window)) {
-    toast('Este navegador no puede avisar', 'error');
-    return;
-  }
-  const p = await Notification.requestPermission();
-  if (p !== 'granted') { toast('Sin permiso para avisar: actívalo en el navegador', 'error'); renderMenu(); return; }
-  try {
-    const reg = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
-    await navigator.serviceWorker.ready;
-    const key = (pushStatus && pushStatus.public_key) || body.dataset.vapidKey;
-    let sub = await reg.pushManager.getSubscription();
-    if (!sub) sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: vapidBytes(key) });
-    pushStatus = await postJSON(PUSH, { subscription: sub.toJSON() });
-    toast('Listo: te avisamos cuando sea tu turno');
-  } catch (e) {
-    toast((e && e.message) || 'No se pudieron activar los avisos', 'error');
-  }
-  renderMenu();
-}
-
-async function disableNotifications() {
-  try { pushStatus = await postJSON(`${PUSH}/off`, {}); toast('Avisos apagados'); } catch (e) { toast(e.message, 'error'); }
-  renderMenu();
-}
-
-// The server sends no push to a seat whose page was visible in the last 45 s.
-function presence(visible) {
-  if (mySeat() == null || !S.state) return;
-  fetch(`${PUSH}/presence`, {
-    method: 'POST', keepalive: true, credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json', 'X-CSRFToken': csrfToken() },
-    body: JSON.stringify({ visible }),
-  }).catch(() => {});
-}
-setInterval(() => { if (document.visibilityState === 'visible') presence(true); }, 20000);
-document.addEventListener('visibilitychange', () => presence(document.visibilityState === 'visible'));
-window.addEventListener('pagehide', () => presence(false));
-
-function pushSection() {
-  if (mySeat() == null) return [];
-  const parts = [h('h3', null, 'Avisos')];
-  const supported = 'Notification' in window && 'serviceWorker' in navigator && 'PushManager' in window;
-  if (!supported) return [...parts, h('p.menu-note', null, 'Este navegador no puede avisar cuando te toca.')];
-  const on = !!(pushStatus && pushStatus.subscribed) && Notification.permission === 'granted';
-  parts.push(h('button.btn.menu-item', {
-    type: 'button', id: 'menu-push', 'aria-pressed': on ? 'true' : 'false',
-    onclick: on ? disableNotifications : enableNotifications, html: `${ICONS.bell} ${on ? 'Avisos: sí (tocar para apagar)' : 'Avisarme cuando me toca'}`,
-  }));
-  if (pushStatus && pushStatus.is_host && (pushStatus.reminder_choices || []).length) {
-    const sel = h('select', { id: 'reminder-select', 'aria-label': 'Recordatorio' }, pushStatus.reminder_choices.map((n) => h('option', { value: String(n), selected: n === pushStatus.reminder_hours }, `${n} h`)));
-    sel.addEventListener('change', async () => {
-      try { pushStatus = await postJSON(`${PUSH}/settings`, { reminder_hours: Number(sel.value) }); toast(`Recordatorio a las ${sel.value} h`); } catch (e) { toast(e.message, 'error'); }
-    });
-    parts.push(h('label.menu-row', null, h('span.menu-note', null, 'Si alguien no juega, se le recuerda después de'), sel));
-  }
-  return parts;
-}
+// ------------------------------------------------------------------ avisos: static/js/notify.js
+// («Avisarme cuando me toque», the menu's toggle, visibility reports, iOS home-screen help)
 
 function renderMenu() {
   const m = me();
@@ -1187,7 +1118,7 @@ function renderMenu() {
   } else {
     parts.push(h('p.menu-note', null, `Robots: ${LEVELS[t.robot_level] || 'Normal'}`));
   }
-  parts.push(...pushSection());
+  parts.push(...notifyMenuItems());
   const url = `${location.origin}/t/${TABLE_ID}`;
   parts.push(h('h3', null, 'Invitar'), h('div.link-row', null,
     h('input.link', { type: 'text', readonly: true, value: url, 'aria-label': 'Enlace de la mesa' }),
@@ -1213,7 +1144,6 @@ function openMenu() {
   if (els.menu.open) { els.menu.close(); return; }
   renderMenu();
   openDialog(els.menu);
-  loadPush().then(() => { if (els.menu.open) renderMenu(); });
 }
 $('#menu-btn').addEventListener('click', openMenu);
 
@@ -1261,6 +1191,7 @@ window.addEventListener('resize', () => {
 });
 
 S.deck = store('corazones.deck');
+setupNotify({ tableId: TABLE_ID, api: API, onChange: () => { if (els.menu.open) renderMenu(); } });
 loadState().then(pollLoop).catch((e) => {
   els.hintLine.textContent = e && e.status === 404 ? 'Esta mesa no existe.' : 'No se pudo abrir la mesa. Reintentando…';
   setTimeout(() => location.reload(), 4000);
