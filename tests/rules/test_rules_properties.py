@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rules_testkit import ALL_CARDS, random_game, roundtrip, strings_in
 
-from rules import DECK, Game, Options, cards_of, view_for
+from rules import DECK, Game, Options, cards_of, public_action, view_for
 from rules.cards import FULL_MASK, bits
 
 SEAT_ONLY_KEYS = {
@@ -106,6 +106,20 @@ def check_views(g: Game) -> None:
         assert v["cards_left"] == [m.bit_count() for m in g.hands]
 
 
+def check_log_entry(g: Game, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """Events are public; a logged action, filtered for a viewer, shows no deck, no other's pass."""
+    public = set(cards_of(played_mask(g) if g.phase != "passing" else 0))
+    public |= {x["accusation"]["card"] for x in g.history if x["accusation"]} - {None}
+    assert strings_in(events) & ALL_CARDS <= public
+    for viewer in (None, 0, 1, 2, 3):
+        entry = public_action(action, viewer)
+        assert "deck" not in entry
+        own = set(action.get("cards", ())) if action.get("seat") == viewer else set()
+        assert strings_in(entry) & ALL_CARDS <= public | own
+        if action["type"] == "play":
+            assert entry == action
+
+
 def check_hand_end(g: Game, events: list[dict[str, Any]]) -> None:
     end = [e for e in events if e["type"] == "hand_end"]
     if not end:
@@ -149,6 +163,7 @@ def run_game(seed: int, target: int, renege: str, views: bool) -> int:
         check_state(g)
         if views:
             check_views(g)
+            check_log_entry(g, stored, events)
         check_hand_end(g, events)
         assert all(t >= lt for t, lt in zip(g.totals, last_totals, strict=True))
         last_totals = list(g.totals)

@@ -545,3 +545,20 @@ def test_repr_and_json_round_trip() -> None:
     play(copy, 2, "4C")
     assert copy != g
     assert deck_for(ROUND_ROBIN) == list(DECK)
+
+
+def test_public_action_hides_the_deck_and_other_seats_passes() -> None:
+    from rules import public_action
+
+    deal = {"type": "deal", "deck": list(DECK)}
+    for viewer in (None, 0, 1, 2, 3):
+        assert public_action(deal, viewer) == {"type": "deal"}
+    assert deal["deck"] == list(DECK)  # the stored action is untouched
+    passing = {"type": "confirm_pass", "seat": 2, "cards": h("2C 3C 4C")}
+    assert public_action(passing, 2) == passing
+    for viewer in (None, 0, 1, 3):
+        assert public_action(passing, viewer) == {"type": "confirm_pass", "seat": 2}
+    chosen = {"type": "choose_pass", "seat": 0, "cards": h("2C 3C 4C")}
+    assert public_action(chosen, None) == {"type": "choose_pass", "seat": 0}
+    card = {"type": "play", "seat": 1, "card": "QS"}
+    assert public_action(card, None) == card
