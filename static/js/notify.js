@@ -12,7 +12,7 @@ const BELL = '<svg class="ico" viewBox="0 0 24 24" aria-hidden="true" fill="none
 
 const N = {
   tableId: '', api: '', status: null, state: null, seat: undefined, busy: false, timer: 0,
-  reg: null, onChange: () => {},
+  reg: null, sig: '', onChange: () => {},
 };
 
 const TEXT = {
@@ -230,7 +230,8 @@ function refresh() {
   const subscribed = !!(N.status && N.status.subscribed);
   b.hidden = !seated() || subscribed || permission() === 'denied';
   document.body.dataset.notify = subscribed ? 'on' : 'off';
-  N.onChange();
+  const sig = JSON.stringify([N.status, permission(), seated()]);
+  if (sig !== N.sig) { N.sig = sig; N.onChange(); }
 }
 
 /** Called by table.js on every render with the current state. */

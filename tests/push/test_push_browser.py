@@ -122,3 +122,86 @@ def test_service_worker_shows_the_push_and_opens_the_table(
             assert errors == []
         finally:
             browser.close()
+
+
+IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 "
+          "(KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1")
+
+
+@pytest.mark.browser
+def test_table_page_offers_notices_and_explains_the_iphone_home_screen(
+        server_factory: Any) -> None:
+    srv = server_factory(PUSH_INSECURE_ENDPOINTS="1", ROBOT_DELAY="0")
+    base = srv.url
+    ana, beto = root.HttpPlayer(base), root.HttpPlayer(base)
+    tid = ana.post("/api/tables", {"host_name": "Ana", "target": 50}).json()["table_id"]
+    assert beto.act(tid, "sit", name="Beto").status_code == 200
+    links = {"desktop": ana.state(tid)["me"]["seat_link"],
+             "iphone": beto.state(tid)["me"]["seat_link"]}
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            for kind, link in links.items():
+                extra = {"user_agent": IPHONE, "viewport": {"width": 390, "height": 844},
+                         "has_touch": True} if kind == "iphone" else {}
+                context = browser.new_context(locale="es-ES", **extra)
+                page = context.new_page()
+                errors: list[str] = []
+                page.on("pageerror", lambda e, errs=errors: errs.append(str(e)))
+                asked: list[int] = []
+                page.expose_function("notePermissionAsked", lambda a=asked: a.append(1))
+                page.add_init_script("""(() => {
+                    if (!window.Notification) return;
+                    const real = Notification.requestPermission.bind(Notification);
+                    Notification.requestPermission = (...a) => {
+                        window.notePermissionAsked(); return real(...a); };
+                })()""")
+                page.goto(base + link)  # the private link moves the seat to this browser
+                page.get_by_role("button", name="USAR MI LUGAR AQUÍ").click()
+                page.wait_for_url(f"{base}/t/{tid}")
+                offer = page.get_by_role("button", name="Avisarme cuando me toque")
+                offer.first.wait_for(state="visible")
+                assert page.evaluate(
+                    "() => document.querySelector('link[rel=manifest]').getAttribute('href')"
+                ) == f"/t/{tid}/manifest.webmanifest"
+                page.wait_for_timeout(300)
+                assert asked == []  # loading the page never asks for permission
+                page.locator("#menu-btn").click()
+                page.wait_for_selector("#menu[open]")
+                toggle = page.locator("#menu-notify")
+                assert toggle.get_attribute("aria-pressed") == "false"
+                assert "Avisarme cuando me toque" in toggle.inner_text()
+                if kind == "desktop":  # the host chooses the reminder's delay
+                    sel = page.locator("#notify-reminder")
+                    assert sel.input_value() == "12"
+                    sel.select_option("3")
+                    end = time.monotonic() + 10
+                    while ana.s.get(f"{base}/api/tables/{tid}/push").json() \
+                            .get("reminder_hours") != 3:
+                        assert time.monotonic() < end, "the delay was not saved"
+                        time.sleep(0.05)
+                    page.keyboard.press("Escape")
+                    page.wait_for_selector("#menu:not([open])", state="attached")
+                    offer.first.click()  # the tap, and only the tap, asks for permission
+                    end = time.monotonic() + 10
+                    while not asked:
+                        assert time.monotonic() < end, "the tap did not ask for permission"
+                        page.wait_for_timeout(50)
+                    assert asked == [1]
+                else:
+                    assert page.locator("#notify-reminder").count() == 0
+                    page.keyboard.press("Escape")
+                    page.wait_for_selector("#menu:not([open])", state="attached")
+                    offer.first.click()
+                    dlg = page.locator("#notify-dialog")
+                    dlg.wait_for(state="visible")
+                    text = dlg.inner_text()
+                    assert "Avisos en iPhone y iPad" in text
+                    assert "pantalla de inicio" in text and "iOS 16.4" in text
+                    assert "Agregar a pantalla de inicio" in text
+                    assert asked == []  # Safari in a tab cannot subscribe: nothing asked
+                assert errors == [], errors
+                context.close()
+        finally:
+            browser.close()
