@@ -27,6 +27,7 @@ from .cards import (
     FULL_MASK,
     HEARTS,
     HEARTS_MASK,
+    INDEX,
     POINTS_MASK,
     QS_BIT,
     QUEEN_OF_SPADES,
@@ -175,6 +176,25 @@ def _three(cards: Any) -> int:
     if mask.bit_count() != 3:
         raise RulesError("bad_pass", "Elige 3 cartas distintas para pasar")
     return mask
+
+
+def _mask(cards: Sequence[str]) -> int:
+    """:func:`mask_of` with a fast path for canonical card strings (as to_json writes them)."""
+    m = 0
+    try:
+        for c in cards:
+            m |= CARD_BIT[c]
+    except (KeyError, TypeError):
+        return mask_of(cards)
+    return m
+
+
+def _index(card: str) -> int:
+    """:func:`parse_card` with a fast path for canonical card strings."""
+    try:
+        return INDEX[card]
+    except (KeyError, TypeError):
+        return parse_card(card)
 
 
 _NOT_HEARTS: Final = FULL_MASK & ~HEARTS_MASK
@@ -610,18 +630,18 @@ class Game:
         g.totals = list(data["totals"])
         g.history = [dict(h) for h in data["history"]]
         g.winners = list(data["winners"])
-        g.hands = [mask_of(h) for h in data["hands"]]
-        g.dealt = [mask_of(h) for h in data["dealt"]]
-        g.pass_sel = [mask_of(h) for h in data["pass_sel"]]
+        g.hands = [_mask(h) for h in data["hands"]]
+        g.dealt = [_mask(h) for h in data["dealt"]]
+        g.pass_sel = [_mask(h) for h in data["pass_sel"]]
         g.pass_ok = list(data["pass_ok"])
-        g.received = [mask_of(h) for h in data["received"]]
+        g.received = [_mask(h) for h in data["received"]]
         g.leader = data["leader"]
-        trick = [(s, parse_card(c)) for s, c in data["trick"]]
+        trick = [(s, _index(c)) for s, c in data["trick"]]
         g._tcards = [c for _, c in trick]
         g.turn = data["turn"]
-        g.tricks = [(ld, tuple(parse_card(c) for c in cs), w) for ld, cs, w in data["tricks"]]
+        g.tricks = [(ld, tuple(_index(c) for c in cs), w) for ld, cs, w in data["tricks"]]
         g.hearts_broken = data["hearts_broken"]
-        g.reneges = [(s, t, parse_card(c)) for s, t, c in data["reneges"]]
+        g.reneges = [(s, t, _index(c)) for s, t, c in data["reneges"]]
         g.hand_scores = None if data["hand_scores"] is None else list(data["hand_scores"])
         g.moon = data["moon"]
         g.accusation = None if data["accusation"] is None else dict(data["accusation"])
