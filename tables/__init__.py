@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
+from flask.sessions import SecureCookieSessionInterface
 from flask_migrate import Migrate
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
@@ -30,6 +31,13 @@ _MESSAGES = {
 }
 
 
+class _Sessions(SecureCookieSessionInterface):
+    """The session cookie (it carries the CSRF token) is Secure whenever served over HTTPS."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+
 def _wants_json() -> bool:
     return request.path.startswith("/api/")
 
@@ -49,6 +57,7 @@ def init_app(app: Flask) -> None:
     from .robot_worker import start_worker
     from .routes import bp
 
+    app.session_interface = _Sessions()
     init_db(app)
     migrate.init_app(app, db, directory=app.config.get("MIGRATIONS_DIR", "migrations"))
     csrf.init_app(app)

@@ -99,6 +99,20 @@ def test_create_table_gives_link_seat_zero_and_a_safe_cookie(app):
     assert not any(c.startswith("corazones_device=") for c in r2.headers.getlist("Set-Cookie"))
 
 
+def test_cookies_are_secure_over_https(app):
+    c = app.test_client()
+    csrf = c.get("/api/csrf", base_url="https://corazones.test").get_json()["csrf_token"]
+    r = c.post("/api/tables", json={"host_name": "Ana"}, headers={"X-CSRFToken": csrf},
+               base_url="https://corazones.test")
+    assert r.status_code == 201
+    cookies = r.headers.getlist("Set-Cookie")
+    dev = next(x for x in cookies if x.startswith("corazones_device="))
+    assert "Secure" in dev and "HttpOnly" in dev
+    r = app.test_client().get("/api/csrf", base_url="https://corazones.test")
+    session = next(x for x in r.headers.getlist("Set-Cookie") if x.startswith("session="))
+    assert "Secure" in session and "HttpOnly" in session and "SameSite=Lax" in session
+
+
 @pytest.mark.parametrize("body,code", [
     ({"host_name": ""}, "bad_name"),
     ({"host_name": "x" * 25}, "bad_name"),
