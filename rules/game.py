@@ -364,10 +364,8 @@ class Game:
             raise RulesError("bad_deck", "El mazo debe tener 52 cartas")
         try:
             card_bits = [CARD_BIT[c] for c in deck]
-        except (KeyError, TypeError):
-            for c in deck:
-                _card(c)
-            raise
+        except (KeyError, TypeError):  # not canonical ("10h"), or not a card at all
+            card_bits = [1 << _card(c) for c in deck]
         # 52 powers of two add up to the full mask only when they are all different.
         if sum(card_bits) != FULL_MASK:
             raise RulesError("bad_deck", "El mazo debe tener 52 cartas distintas")

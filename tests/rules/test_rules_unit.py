@@ -86,6 +86,12 @@ def test_bad_decks_are_refused(deck: object, code: str) -> None:
     assert g.phase == "dealing" and g.hand_number == 0
 
 
+def test_deck_cards_may_be_written_loosely() -> None:
+    g = Game()
+    g.apply({"type": "deal", "deck": [c.lower().replace("t", "10") for c in DECK]})
+    assert [cards_of(m) for m in g.hands] == [sorted(DECK[s::4], key=DECK.index) for s in range(4)]
+
+
 def test_no_deal_outside_dealing() -> None:
     g = new_hand(ROUND_ROBIN)
     assert refused(g, {"type": "deal", "deck": list(DECK)}).code == "wrong_phase"
