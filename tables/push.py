@@ -686,13 +686,27 @@ def stop_sender(app: Flask) -> None:
         state.stop()
 
 
-def endpoint_ok(endpoint: str, allow_insecure: bool) -> bool:
+#: The browsers' push services (Chrome/Edge-on-Android: FCM, Firefox: Mozilla, Safari: Apple,
+#: Edge: WNS). The server only ever POSTs to these (``PUSH_ENDPOINT_HOSTS`` adds more).
+PUSH_HOSTS: tuple[str, ...] = (
+    "fcm.googleapis.com", "android.googleapis.com", "push.services.mozilla.com",
+    "push.apple.com", "notify.windows.com",
+)
+
+
+def endpoint_ok(endpoint: str, allow_insecure: bool, extra_hosts: tuple[str, ...] = ()) -> bool:
+    """A push endpoint we may POST to: https on a known push service (any http(s) host only
+    with ``PUSH_INSECURE_ENDPOINTS``, for tests with a local push service)."""
     if not isinstance(endpoint, str) or not 10 <= len(endpoint) <= ENDPOINT_MAX:
         return False
     u = urlparse(endpoint)
     if not u.hostname or u.username or u.password:
         return False
-    return u.scheme == "https" or (allow_insecure and u.scheme == "http")
+    if allow_insecure:
+        return u.scheme in ("https", "http")
+    host = u.hostname.lower()
+    return u.scheme == "https" and any(host == h or host.endswith("." + h)
+                                       for h in PUSH_HOSTS + extra_hosts)
 
 
 def init_push(app: Flask) -> None:
@@ -706,6 +720,7 @@ def init_push(app: Flask) -> None:
     app.config.setdefault("PUSH_SENDER", os.environ.get("PUSH_SENDER", "thread"))
     app.config.setdefault("PUSH_INSECURE_ENDPOINTS",
                           os.environ.get("PUSH_INSECURE_ENDPOINTS", "") == "1")
+    app.config.setdefault("PUSH_ENDPOINT_HOSTS", os.environ.get("PUSH_ENDPOINT_HOSTS", ""))
     app.config.setdefault("VAPID_SUBJECT",
                           os.environ.get("VAPID_SUBJECT", "mailto:corazones@example.com"))
     # Alembic's fileConfig (flask db upgrade) disables the loggers that exist before it runs.

@@ -139,7 +139,9 @@ def _subscription(body: dict[str, Any]) -> tuple[str, str, str]:
         raise bad
     endpoint, keys = sub.get("endpoint"), sub["keys"]
     p256dh, auth = keys.get("p256dh"), keys.get("auth")
-    if not endpoint_ok(endpoint, bool(current_app.config.get("PUSH_INSECURE_ENDPOINTS"))):
+    extra = tuple(h.strip().lower() for h in
+                  str(current_app.config.get("PUSH_ENDPOINT_HOSTS", "")).split(",") if h.strip())
+    if not endpoint_ok(endpoint, bool(current_app.config.get("PUSH_INSECURE_ENDPOINTS")), extra):
         raise bad
     if not isinstance(p256dh, str) or not isinstance(auth, str) \
             or len(p256dh) > 200 or len(auth) > 100:

@@ -268,3 +268,33 @@ def test_push_service_failures_delete_retry_and_log(
     # The moves went on: everyone can still pass.
     for p, tid in ((beto, t1), (eva, t2)):
         p.act(tid, "confirm_pass", cards=view(p, tid)["hand"][:3])
+
+
+def test_endpoints_only_on_push_services() -> None:
+    from tables.push import endpoint_ok
+
+    assert endpoint_ok("https://fcm.googleapis.com/fcm/send/abc", False)
+    assert endpoint_ok("https://updates.push.services.mozilla.com/wpush/v2/x", False)
+    assert endpoint_ok("https://web.push.apple.com/QGx", False)
+    assert endpoint_ok("https://wns2-by3p.notify.windows.com/w/?token=x", False)
+    assert not endpoint_ok("https://evil.example/fcm.googleapis.com", False)
+    assert not endpoint_ok("https://fcm.googleapis.com.evil.example/x", False)
+    assert not endpoint_ok("http://fcm.googleapis.com/fcm/send/abc", False)
+    assert not endpoint_ok("https://user:pw@fcm.googleapis.com/x", False)
+    assert endpoint_ok("https://push.example.org/x", False, ("push.example.org",))
+    assert endpoint_ok("http://127.0.0.1:9/push/x", True)
+
+
+def test_rematch_turns_only_once_someone_asked() -> None:
+    from tables.models import Seat, Table
+    from tables.push import Duty, current_duties
+
+    table = Table(id="t", status="finished", game_number=2)
+    seats = [Seat(seat=i, kind=k, left=False, wants_rematch=False)
+             for i, k in enumerate(["human", "human", "robot", "human"])]
+    assert current_duties(table, seats) == []  # the game just ended: nobody is asked yet
+    seats[1].wants_rematch = True
+    assert current_duties(table, seats) == [Duty(0, "g2:rematch", "rematch"),
+                                            Duty(3, "g2:rematch", "rematch")]
+    seats[3].left = True
+    assert [d.seat for d in current_duties(table, seats)] == [0]
