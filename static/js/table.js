@@ -116,7 +116,7 @@ function showModal(title, content, cls = '') {
 
 // ------------------------------------------------------------------ server I/O
 
-async function act(type, fields = {}, { retry = true } = {}) {
+async function act(type, fields = {}, { retry = true, quiet = false } = {}) {
   const payload = { action_id: uuid(), version: S.version, type, ...fields };
   try {
     const res = await postJSON(`${API}/actions`, payload);
@@ -126,8 +126,8 @@ async function act(type, fields = {}, { retry = true } = {}) {
     return res;
   } catch (e) {
     if (e instanceof ApiError && e.state) applyState(e.state, []);
-    if (e instanceof ApiError && e.code === 'stale' && retry) return act(type, fields, { retry: false });
-    if (e instanceof ApiError) {
+    if (e instanceof ApiError && e.code === 'stale' && retry) return act(type, fields, { retry: false, quiet });
+    if (e instanceof ApiError && !quiet) {
       sound.play('error');
       toast(e.message, 'error');
     }
@@ -308,6 +308,7 @@ function renderTop() {
   if (v && v.hand_number) bits.push(`mano ${v.hand_number}`);
   if (v && v.phase === 'passing') bits.push(`pase ${PASS_SHORT[v.pass_direction] || ''}`);
   if (mySeat() == null && !(t.status === 'lobby' && me().can_sit)) bits.push('estás mirando');
+  if (t.spectators) bits.push(`${t.spectators} ${t.spectators === 1 ? 'mira' : 'miran'}`);
   els.meta.textContent = bits.join(' · ');
   const flags = [];
   if (v && v.hearts_broken) flags.push(h('span.flag.flag-hearts', null, '♥ Corazones rotos'));
@@ -825,7 +826,7 @@ async function askHint() {
     renderHand();
     renderActions();
   } catch (e) {
-    toast(e.message || 'La pista no está disponible', 'error');
+    toast(e && e.status === 404 ? 'La pista todavía no está disponible en esta mesa' : (e.message || 'La pista no está disponible'), 'error');
   }
 }
 
@@ -1092,7 +1093,8 @@ async function setDeck(id) {
   store('corazones.deck', id);
   render();
   renderMenu();
-  if (mySeat() != null || true) act('set_deck', { deck: id }).catch(() => {});
+  // Stored by the server per device and seat; a spectator's choice lives in this browser only.
+  act('set_deck', { deck: id }, { quiet: true }).catch(() => {});
 }
 
 // ------------------------------------------------------------------ avisos: static/js/notify.js

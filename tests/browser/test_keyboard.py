@@ -1,5 +1,6 @@
 """The keyboard alone: ← → move between cards, Enter marks (pass) and chooses then plays; Tab
-reaches the pass button; P opens the menu and Esc closes it; M toggles the sound."""
+reaches the pass button; P opens the menu and Esc closes it; M toggles the sound. Then the same
+with a gamepad: d-pad, A, Start, Back."""
 
 from __future__ import annotations
 
@@ -71,4 +72,48 @@ def test_a_trick_with_the_keyboard_alone(server: str, browser: Browser) -> None:
     page.wait_for_selector("#menu[open]")
     assert page.get_attribute("#menu-sound", "aria-pressed") != on
     page.keyboard.press("Escape")
+    page.wait_for_selector("#menu:not([open])", state="attached")
+
+    # A gamepad (the browser's Gamepad API; a pad is plugged in as the page sees it): the d-pad
+    # moves, A chooses and plays, Start opens the menu, Back toggles the sound.
+    page.evaluate(PAD_JS)
+    page.wait_for_selector("body[data-my-turn='1'][data-animating='0']", timeout=20_000)
+    _pad(page, 14)
+    for _ in range(14):
+        if page.evaluate("() => document.activeElement.classList.contains('playable')"):
+            break
+        _pad(page, 15)
+    card = _focused(page)
+    assert page.locator(f"#hand .card.playable[data-card='{card}']").count() == 1
+    _pad(page, 0)
+    assert page.locator(f"#hand .card.selected[data-card='{card}']").count() == 1
+    _pad(page, 0)
+    page.wait_for_function(
+        "c => !document.querySelector(`#hand .card[data-card='${c}']`)", arg=card)
+    assert len(cards_in(page, "#hand")) == 11
+    _pad(page, 9)
+    page.wait_for_selector("#menu[open]")
+    sound = page.get_attribute("#menu-sound", "aria-pressed")
+    _pad(page, 8)
+    page.wait_for_function(
+        "s => document.querySelector('#menu-sound').getAttribute('aria-pressed') !== s", arg=sound)
     assert not watch.errors, watch.errors
+
+
+PAD_JS = """() => {
+  const pad = { id: 'test pad', index: 0, connected: true, mapping: 'standard', axes: [0, 0, 0, 0],
+                buttons: Array.from({ length: 17 }, () => ({ pressed: false, value: 0 })) };
+  window.__pad = pad;
+  Object.defineProperty(navigator, 'getGamepads', { value: () => [pad], configurable: true });
+  const ev = new Event('gamepadconnected');
+  ev.gamepad = pad;
+  window.dispatchEvent(ev);
+}"""
+
+
+def _pad(page: Page, button: int) -> None:
+    """Press and release one button of the pad, a few frames each."""
+    page.evaluate("b => { window.__pad.buttons[b] = { pressed: true, value: 1 }; }", button)
+    page.wait_for_timeout(80)
+    page.evaluate("b => { window.__pad.buttons[b] = { pressed: false, value: 0 }; }", button)
+    page.wait_for_timeout(80)

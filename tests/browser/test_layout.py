@@ -108,6 +108,13 @@ def test_lobby_screens_menu_and_weight(server: str, browser: Browser) -> None:
     guest.wait_for_selector(".app.chat-open")
     check_layout(guest, "chat-drawer", sizes=[(390, 844)])
     guest.click("#chat-close")
+
+    # ABANDONAR, right above the hand, asks first; then the seat shows that Beto left.
+    guest.click("#leave-btn")
+    guest.wait_for_selector("#modal[open] #leave-confirm")
+    guest.click("#leave-confirm")
+    guest.wait_for_url(server + "/")
+    host.wait_for_selector(".seat[data-seat='1'] .badge-left")
     assert not watch.errors, watch.errors
 
 
