@@ -30,8 +30,6 @@ assert _spec is not None and _spec.loader is not None
 root = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(root)
 
-# The servers started by tests may send pushes to plain-HTTP endpoints on this machine.
-os.environ.setdefault("PUSH_INSECURE_ENDPOINTS", "1")
 
 
 def b64url(data: bytes) -> str:
