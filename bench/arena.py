@@ -7,7 +7,8 @@ of the cards. The last line printed is JSON.
 
 Environment: ARENA_DEALS (500), ARENA_NORMAL_DEALS (4 x ARENA_DEALS), ARENA_SEED (2026),
 ARENA_LEVELS ("facil,normal,dificil"), ARENA_ISMCTS (deals for OpenSpiel's ISMCTSBot, default
-ARENA_DEALS; 0 skips it), ARENA_ISMCTS_SIMS (1000), ARENA_GAMES (games to 100 per level, 40).
+ARENA_DEALS; 0 skips it), ARENA_ISMCTS_SIMS (1000), ARENA_GAMES (games to 100 per level, 40),
+ARENA_FIRST (skip that many deals of the seeded sequence: a long run split in parts).
 """
 
 from __future__ import annotations
@@ -288,13 +289,14 @@ class Row:
 
 
 def duplicate(make: Callable[[], Player], name: str, decks: list[list[str]],
-              ref: list[list[int]], renege: str = "impedido", progress: bool = True) -> Row:
+              ref: list[list[int]], renege: str = "impedido", progress: bool = True,
+              first: int = 0) -> Row:
     row = Row(name)
     cand = make()
     base = Basico()
     t0 = time.time()
     for d, deck in enumerate(decks):
-        direction = d % 4
+        direction = (first + d) % 4
         diff = 0.0
         pts = 0.0
         for s in range(4):
@@ -322,9 +324,11 @@ def duplicate(make: Callable[[], Player], name: str, decks: list[list[str]],
     return row
 
 
-def reference(decks: list[list[str]], renege: str = "impedido") -> list[list[int]]:
+def reference(decks: list[list[str]], renege: str = "impedido",
+              first: int = 0) -> list[list[int]]:
     b = Basico()
-    return [play_hand(deck, d % 4, [b, b, b, b], renege).scores for d, deck in enumerate(decks)]
+    return [play_hand(deck, (first + d) % 4, [b, b, b, b], renege).scores
+            for d, deck in enumerate(decks)]
 
 
 def games_to_100(make: Callable[[], Player], n: int, seed: int) -> float:
@@ -378,9 +382,10 @@ def main() -> None:
     n_ismcts = int(os.environ.get("ARENA_ISMCTS", str(n)))
     sims = int(os.environ.get("ARENA_ISMCTS_SIMS", "1000"))
     n_games = int(os.environ.get("ARENA_GAMES", "40"))
-    out: dict[str, Any] = {"deals": n, "seed": seed}
-    big = deals(max(n, n_other, n_ismcts), seed)
-    ref = reference(big)
+    first = int(os.environ.get("ARENA_FIRST", "0"))  # skip this many deals (to split a run)
+    out: dict[str, Any] = {"deals": n, "seed": seed, "first": first}
+    big = deals(first + max(n, n_other, n_ismcts), seed)[first:]
+    ref = reference(big, first=first)
     if ref:
         base_pts = statistics.fmean(x for r in ref for x in r)
         print(f"basico   points/hand {base_pts:.2f} (all four seats Básico, {len(ref)} deals)",
@@ -390,7 +395,8 @@ def main() -> None:
         m = n if lv == "dificil" else n_other
         if m == 0:
             continue
-        row = duplicate(lambda lv=lv: Robot(lv, random.Random(seed)), lv, big[:m], ref)
+        row = duplicate(lambda lv=lv: Robot(lv, random.Random(seed + first)), lv, big[:m], ref,
+                        first=first)
         rows[lv] = row
         report(row)
         out[f"{lv}_deals"] = m
@@ -404,7 +410,8 @@ def main() -> None:
         out[f"{lv}_ms_p50"] = round(ms(times, 0.5), 2)
         out[f"{lv}_ms_p99"] = round(ms(times, 0.99), 2)
     if n_ismcts and "dificil" in rows:
-        irow = duplicate(lambda: Ismcts(sims, seed), "ismcts", big[:n_ismcts], ref)
+        irow = duplicate(lambda: Ismcts(sims, seed + first), "ismcts", big[:n_ismcts], ref,
+                         first=first)
         report(irow)
         d = rows["dificil"]
         k = min(len(d.diffs), len(irow.diffs))
