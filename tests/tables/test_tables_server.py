@@ -6,15 +6,13 @@ import os
 import random
 import secrets
 import signal
-import subprocess
-import sys
 import threading
 import time
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from conftest import ROOT, HttpPlayer, wait_until
+from conftest import HttpPlayer, wait_until
 
 import robots
 from rules import Game, Options
@@ -224,29 +222,3 @@ def test_several_processes_share_live_updates_and_rate_limits(server_factory):
     codes = [HttpPlayer(srv.url).post("/api/tables", {"host_name": "Ana"}).status_code
              for srv in (a, b, a, b)]
     assert codes == [201, 201, 201, 429]
-
-
-def test_a_separate_robot_worker_process_plays_the_robots(server_factory, migrated, instance_dir):
-    """Production shape: web processes with ROBOT_WORKER=off and a `flask robots` process."""
-    web = server_factory(ROBOT_WORKER="off")
-    tid, host = new_table(web.url)
-    for seat in (1, 2, 3):
-        host.act(tid, "add_robot", seat=seat)
-    host.act(tid, "start")
-    time.sleep(0.5)
-    assert host.state(tid)["view"]["pass_confirmed"] == [False] * 4  # nobody plays them yet
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "flask", "--app", "app", "robots"], cwd=ROOT,
-        env={**web.env, "ROBOT_WORKER": "off"}, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        def robots_passed() -> dict[str, Any] | None:
-            s = host.state(tid)
-            return s if s["view"]["pass_confirmed"][1:] == [True] * 3 else None
-
-        st = wait_until(robots_passed, 30)
-        assert st["view"]["pass_confirmed"][0] is False
-    finally:
-        worker.terminate()
-        worker.wait(timeout=10)
