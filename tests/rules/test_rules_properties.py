@@ -177,7 +177,7 @@ def run_game(seed: int, target: int, renege: str, views: bool) -> int:
     return len(actions)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1),
     target=st.sampled_from([100, 50]),
