@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from typing import Any
@@ -139,10 +140,12 @@ def test_same_view_same_choice() -> None:
         assert h.hands != g.hands
         v1, v2 = view_for(g, me), view_for(h, me)
         assert v1 == v2
+        v3 = json.loads(json.dumps(v2))  # the view as the server stores or sends it: plain JSON
         for level in robots.LEVELS:
             a1 = robots.decide(v1, level, random.Random(42), worlds=12, time_limit=None)
             a2 = robots.decide(v2, level, random.Random(42), worlds=12, time_limit=None)
-            assert a1 == a2
+            a3 = robots.decide(v3, level, random.Random(42), worlds=12, time_limit=None)
+            assert a1 == a2 == a3
             compared += 1
     assert compared == 18
 
