@@ -625,9 +625,11 @@ function renderHand() {
     el.classList.toggle('dimmed', playing && !legal.has(c));
     el.classList.toggle('received', received.has(c));
     el.classList.toggle('renege', playing && (v.renege_cards || []).includes(c));
+    el.classList.toggle('outgoing', v.phase === 'passing' && v.pass_confirmed[mySeat()] && (v.passed || []).includes(c));
     el.setAttribute('aria-pressed', sel ? 'true' : 'false');
     let label = cardLabel(c);
     if (received.has(c)) label += ', recibida';
+    if (el.classList.contains('outgoing')) label += ', la pasas';
     if (playing && !legal.has(c)) label += ', no se puede jugar';
     el.setAttribute('aria-label', label);
     el.tabIndex = c === S.focusCard ? 0 : -1;
@@ -961,6 +963,7 @@ function renderOverlay() {
     ov.dataset.key = gk;
     ov.className = 'overlay game-over';
     ov.replaceChildren(endScene(v, t));
+    if (first && !rm()) ov.append(confetti());
     ov.hidden = false;
     if (first && S.gameOverSounded !== String(t.game_number)) {
       S.gameOverSounded = String(t.game_number);
@@ -974,6 +977,21 @@ function renderOverlay() {
   ov.hidden = true;
   ov.replaceChildren();
   ov.dataset.key = '';
+}
+
+function confetti() {
+  const box = h('div.confetti', { 'aria-hidden': 'true' });
+  const marks = ['♥', '♦', '♣', '♠', '♥', '♥'];
+  for (let i = 0; i < 36; i++) {
+    const m = h('span', { class: `c${i % 4}` }, marks[i % marks.length]);
+    m.style.left = `${Math.round(Math.random() * 100)}%`;
+    m.style.animationDelay = `${(Math.random() * 1.2).toFixed(2)}s`;
+    m.style.animationDuration = `${(2.2 + Math.random() * 1.8).toFixed(2)}s`;
+    m.style.fontSize = `${14 + Math.round(Math.random() * 18)}px`;
+    box.append(m);
+  }
+  setTimeout(() => box.remove(), 5000);
+  return box;
 }
 
 function queenLines(v, t) {
