@@ -97,19 +97,22 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
     public: list[set[str]] = [set() for _ in range(5)]
     stats = {"responses": 0, "accusations": 0, "reneges": 0, "hands": 0}
 
-    def look() -> None:
+    def look() -> list[dict[str, Any]]:
         game = server_game(app, tid)  # nobody acts while we look: no robot sits here
+        views = []
         for i, p in enumerate(players + [watcher]):
             r = p.client.get(f"/api/tables/{tid}?since={since[i]}")
             body = r.get_json()
             scan(app, tid, i if i < 4 else None, body, public[i], game)
             since[i] = body["state"]["version"]
             stats["responses"] += 1
-        assert body["state"]["view"] is None or "hand" not in body["state"]["view"]
+            views.append(body["state"]["view"])
+        assert views[4] is None or "hand" not in views[4]
+        return views
 
     for _ in range(2000):
-        look()
-        view = players[0].state(tid)["view"]
+        views = look()
+        view = views[0]
         phase = view["phase"]
         if phase == "game_over":
             break
@@ -122,7 +125,7 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
         actors = view["to_act"]
         seat = rng.choice(actors)
         p = players[seat]
-        mine = p.state(tid)["view"]
+        mine = views[seat]
         if renege == "permitido" and mine["can_accuse"] and rng.random() < 0.03:
             accused = rng.choice([s for s in range(4) if s != seat])
             r = p.act(tid, "accuse", accused=accused)
