@@ -51,6 +51,7 @@ def _error(status: int, code: str, message: str) -> Any:
 def init_app(app: Flask) -> None:
     from . import live
     from .cli import register_cli
+    from .clock import init_clock
     from .identity import set_cookie_if_new
     from .limits import init_limits
     from .push import init_push
@@ -65,6 +66,7 @@ def init_app(app: Flask) -> None:
     live.init_live(app)
     app.register_blueprint(bp)
     init_push(app)
+    init_clock(app)
     register_cli(app)
 
     @app.after_request

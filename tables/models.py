@@ -77,6 +77,10 @@ class Seat(db.Model):  # type: ignore[name-defined,misc]
     wants_rematch: Mapped[bool] = mapped_column(Boolean, default=False)
     #: Generation of the private seat link; the host reissues by bumping it.
     link_gen: Mapped[int] = mapped_column(Integer, default=0)
+    #: A stand-in robot plays this (absent) person's decisions until they come back (clock.py).
+    standin: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: A robot keeps this seat (left in an earlier game) until someone opens the link and sits.
+    vacant: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class Action(db.Model):  # type: ignore[name-defined,misc]

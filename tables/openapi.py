@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .clock import PACES
 from .service import ACTION_TYPES, DECKS, LEVELS
 
 
@@ -98,7 +99,8 @@ def _core_document() -> dict[str, Any]:
                 "target": {"type": "integer", "enum": [100, 50]},
                 "renege": {"type": "string", "enum": ["impedido", "permitido"]},
                 "deck": {"type": "string", "enum": list(DECKS)},
-                "robot_level": {"type": "string", "enum": list(LEVELS)}}},
+                "robot_level": {"type": "string", "enum": list(LEVELS)},
+                "pace": {"type": "string", "enum": list(PACES)}}},
             "Created": {"type": "object", "properties": {
                 "table_id": {"type": "string"}, "url": {"type": "string"},
                 "state": {"type": "object"}}},

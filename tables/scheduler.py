@@ -66,6 +66,9 @@ def add_jobs(app: Flask, sched: Any) -> None:
     from .push import add_jobs as add_push_jobs
 
     add_push_jobs(app, sched)
+    from .clock import add_jobs as add_clock_jobs
+
+    add_clock_jobs(app, sched)
 
 
 def start_background(app: Flask) -> BackgroundScheduler | None:

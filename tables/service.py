@@ -61,7 +61,9 @@ LOBBY_TYPES = ("sit", "add_robot", "remove_robot", "start", "leave", "reissue_li
 GAME_TYPES = ("choose_pass", "confirm_pass", "play", "accuse", "close_count")
 SOCIAL_TYPES = ("chat", "taunt", "rematch")
 SETTING_TYPES = ("set_level", "set_deck")
-ACTION_TYPES: tuple[str, ...] = LOBBY_TYPES + GAME_TYPES + SOCIAL_TYPES + SETTING_TYPES
+CLOCK_TYPES = ("standin",)  # issue 8, tables/clock.py
+ACTION_TYPES: tuple[str, ...] = (LOBBY_TYPES + GAME_TYPES + SOCIAL_TYPES + SETTING_TYPES
+                                 + CLOCK_TYPES)
 #: Types whose outcome cannot depend on what changed since the client's version.
 NO_STALE_CHECK = frozenset({"choose_pass", "confirm_pass", "chat", "taunt", "leave", "set_deck"})
 #: Log entry types that do not change the table's state (the stale check ignores them).
@@ -169,7 +171,8 @@ def due_robot_seats(table: Table, seats: list[Seat], game: Game | None) -> list[
         return []
     robotic = [s.seat for s in seats if is_robotic(s)]
     if game.phase in (PASSING, PLAYING):
-        return [s for s in game.to_act() if s in robotic]
+        standins = [s.seat for s in seats if s.standin and not is_robotic(s)]
+        return [s for s in game.to_act() if s in robotic or s in standins]
     if game.phase == COUNTING and not active_humans(seats) and robotic:
         return [robotic[0]]
     return []
@@ -181,7 +184,8 @@ def humans_to_act(table: Table, seats: list[Seat], game: Game | None) -> list[in
         return []
     if game.phase == COUNTING:
         return humans
-    return [s for s in game.to_act() if s in humans]
+    standins = {s.seat for s in seats if s.standin}
+    return [s for s in game.to_act() if s in humans and s not in standins]
 
 
 def load_seats(table_id: str) -> list[Seat]:
@@ -266,7 +270,7 @@ def build_state(
     me = seat_of_device(seats, device_id)
     my_seat = me.seat if me is not None else None
     is_host = device_id is not None and device_id == table.host_device_id
-    return {
+    state: dict[str, Any] = {
         "version": table.version,
         "table": {
             "id": table.id,
@@ -298,6 +302,10 @@ def build_state(
         "view": view_for(game, my_seat) if game is not None else None,
         "chat": chat_rows(table.id),
     }
+    from .clock import add_to_state
+
+    add_to_state(state, table, seats, game, my_seat)
+    return state
 
 
 def entry_for(row: Action, viewer: int | None) -> dict[str, Any]:
@@ -329,6 +337,12 @@ def read_state(
     if table is None:
         raise ServiceError(404, *NOT_FOUND)
     seats = load_seats(table_id)
+    if since is None and device_id is not None and any(
+            s.standin and s.device_id == device_id for s in seats):
+        from .clock import take_back  # a visit: the person takes their seat back (issue 8)
+
+        take_back(table_id, device_id)
+        return read_state(table_id, device_id, since, present)
     game = load_game(table)
     state = build_state(table, seats, game, device_id, present)
     out: dict[str, Any] = {"state": state}
@@ -354,6 +368,9 @@ def create_table(device_id: int, body: Mapping[str, Any]) -> str:
     level = body.get("robot_level", "normal")
     if level not in LEVELS:
         raise bad_request("bad_level", "El nivel de los robots es Fácil, Normal o Difícil")
+    from . import clock
+
+    pace = clock.validate_pace(body)
     name = body.get("name")
     table_name = clean_name(name, TABLE_NAME_MAX) if name not in (None, "") else f"Mesa de {host}"
     if len(table_name) > TABLE_NAME_MAX:
@@ -370,6 +387,7 @@ def create_table(device_id: int, body: Mapping[str, Any]) -> str:
                   wants_rematch=False, link_gen=0) for i in range(4)]
     seats[0].kind, seats[0].name, seats[0].device_id = "human", host, device_id
     db.session.add_all(seats)
+    clock.create_rows(table.id, pace)
     db.session.flush()
     ctx = Ctx(table, seats, None, device_id, None, None)
     ctx.log("create", None, {"type": "create", "name": table_name})
@@ -441,10 +459,17 @@ def perform(
                                "La mesa cambió mientras decidías: mira cómo quedó",
                                with_state=True)
         ctx = Ctx(table, seats, load_game(table), device_id, action_id, version, robot_seat)
+        from . import clock
+
+        mine = ctx.me if robot_seat is None else None
+        if mine is not None and mine.standin:
+            clock.take_back_locked(ctx, mine)  # the person is back (issue 8)
         HANDLERS[kind](ctx, body)
         if ctx.game_changed and ctx.game is not None:
             table.game_json = ctx.game.to_json()
         table.robot_due = bool(due_robot_seats(table, seats, ctx.game))
+        if ctx.rows:
+            clock.sync_locked(table, seats, ctx.game)
         if ctx.rows:
             table.updated_at = utcnow()
         db.session.flush()
@@ -529,6 +554,11 @@ def h_sit(ctx: Ctx, body: Mapping[str, Any]) -> None:
     if ctx.me is not None:
         return  # already seated here: a person returns to their seat
     name = clean_name(body.get("name"))
+    if ctx.table.status != "lobby":
+        from .clock import sit_vacant
+
+        if sit_vacant(ctx, name):  # a seat left in an earlier game (issue 8)
+            return
     _need_lobby(ctx)
     free = next((s for s in ctx.seats if s.kind == "empty"), None)
     if free is None:
@@ -600,7 +630,7 @@ def _game_action(ctx: Ctx, body: Mapping[str, Any], action: dict[str, Any]) -> N
     t = ctx.table
     if ctx.robot_seat is not None:
         me = ctx.seats[ctx.robot_seat]
-        if not is_robotic(me):
+        if not (is_robotic(me) or me.standin):
             raise ServiceError(409, "not_robot", "Ahí no hay un robot")
     else:
         me = _need_seated(ctx)
@@ -691,9 +721,10 @@ def _maybe_rematch(ctx: Ctx) -> None:
     humans = [s for s in ctx.seats if s.kind == "human" and not s.left]
     if not humans or not all(s.wants_rematch for s in humans):
         return
+    from .clock import vacate_left_seats
+
+    vacate_left_seats(ctx.seats)  # free for whoever opens the link (issue 8)
     for s in ctx.seats:
-        if s.kind == "human" and s.left:
-            s.kind, s.name, s.device_id, s.left = "robot", "", None, False
         s.wants_rematch = False
     _new_game(ctx)
 
@@ -723,6 +754,12 @@ def h_set_level(ctx: Ctx, body: Mapping[str, Any]) -> None:
     ctx.log("set_level", None, {"type": "set_level", "robot_level": level})
 
 
+def h_standin(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    from .clock import h_standin as standin  # «Que juegue un robot» (issue 8)
+
+    standin(ctx, body)
+
+
 def h_set_deck(ctx: Ctx, body: Mapping[str, Any]) -> None:
     if ctx.robot_seat is not None or ctx.device_id is None:
         raise ServiceError(403, "no_device", "Tu dispositivo no está identificado")
@@ -743,7 +780,7 @@ HANDLERS: dict[str, Callable[[Ctx, Mapping[str, Any]], None]] = {
     "leave": h_leave, "reissue_link": h_reissue_link, "choose_pass": h_choose_pass,
     "confirm_pass": h_confirm_pass, "play": h_play, "accuse": h_accuse,
     "close_count": h_close_count, "chat": h_chat, "taunt": h_taunt, "rematch": h_rematch,
-    "set_level": h_set_level, "set_deck": h_set_deck,
+    "set_level": h_set_level, "set_deck": h_set_deck, "standin": h_standin,
 }
 assert set(HANDLERS) == set(ACTION_TYPES)
 

@@ -1,0 +1,588 @@
+"""A table never waits forever (issue 8): the pace, decision deadlines, the stand-in robot.
+
+The host chooses the pace when making the table:
+
+- ``sin_reloj``: no countdown. Still, when a person has had a decision pending for 24 hours, the
+  others may hand it to the stand-in («Que juegue un robot»).
+- ``turno_1h`` / ``turno_12h`` / ``turno_24h`` (por turnos): each decision has that deadline. When
+  it passes, the others may hand the seat to the stand-in. Nothing plays on its own.
+- ``en_vivo``: seed 001's clock. A few seconds of grace per decision (15 s to play a card, 30 s to
+  pass) and a reserve per hand (90 s) spent while thinking beyond the grace. When the reserve is
+  spent, the others may hand the seat to the stand-in.
+
+How it works:
+
+- ``ClockSeat`` rows hold each seat's current decision (its *turn key*, equal for the whole
+  decision), when it began, its grace deadline, when the time is up (``expires_at``) and the
+  reserve left in this hand. The after-commit hook brings them up to date after every commit,
+  under the table's lock; ``ClockTable.seen_version`` tells the scheduler which tables a crash left
+  behind, so a restart in the middle of a countdown keeps the original deadline.
+- The one scheduler process claims each expired decision exactly once (``time_up_version`` is set
+  under the table's lock) and writes a ``time_up`` log entry, which wakes every page: the button
+  «Que juegue un robot» appears at the others' seats. Nothing depends on a page being open.
+- The ``standin`` action (any other seated human, only once the time is up) sets
+  ``seats.standin``: from then the robot worker plays that seat's decisions at the table's level
+  (``service.due_robot_seats``), labelled «ROBOT por Ana». It never closes the count, accuses,
+  chats or asks for the rematch.
+- The person takes the seat back on their next visit: a full read of the state from their device
+  (opening the page or coming back to it; the long-poll of a page left open does not count) or any
+  action of theirs. The stand-in stops at once, so the next decision that is theirs is theirs; the
+  state shows them (only them) a short summary of what the stand-in played.
+- Four absent humans: nobody can press the button, so nothing plays; the table waits and expires
+  like any idle table (``time_up`` entries do not touch ``tables.updated_at``).
+- ABANDONAR stays final for that game: a robot keeps the seat until the game ends; at the rematch
+  the seat becomes *vacant* (a robot keeps it warm) and whoever opens the link may sit there.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from flask import Flask, current_app
+from sqlalchemy import JSON, Float, ForeignKey, Integer, String, UniqueConstraint, select
+from sqlalchemy.orm import Mapped, mapped_column
+
+from rules import PASSING, PLAYING, Game, card_label
+
+from .db import db, locked_table
+from .errors import ServiceError, bad_request
+from .models import Action, Seat, Table, utcnow
+
+log = logging.getLogger("corazones.clock")
+
+
+@dataclass(frozen=True)
+class Pace:
+    id: str
+    label: str
+    description: str
+    #: Seconds of grace per decision (None: no countdown shown).
+    grace: int | None
+    #: Seconds of reserve per hand (en vivo only).
+    reserve: int
+    #: Seconds after which the others may call the stand-in (grace + reserve when None).
+    standin_after: int | None = None
+
+
+HOUR = 3600
+LIVE_GRACE_PLAY = 15
+LIVE_GRACE_PASS = 30
+LIVE_RESERVE = 90
+NO_CLOCK_HOURS = 24
+
+PACES: dict[str, Pace] = {
+    "sin_reloj": Pace("sin_reloj", "Sin reloj",
+                      "Cada quien juega a su tiempo. Si alguien no juega en 24 horas, los demás "
+                      "pueden pedir que juegue un robot por esa persona.",
+                      None, 0, NO_CLOCK_HOURS * HOUR),
+    "turno_1h": Pace("turno_1h", "Por turnos: 1 hora",
+                     "Cada jugada tiene 1 hora. Después, los demás pueden pedir que juegue un "
+                     "robot por esa persona.", HOUR, 0),
+    "turno_12h": Pace("turno_12h", "Por turnos: 12 horas",
+                      "Cada jugada tiene 12 horas. Después, los demás pueden pedir que juegue un "
+                      "robot por esa persona.", 12 * HOUR, 0),
+    "turno_24h": Pace("turno_24h", "Por turnos: 24 horas",
+                      "Cada jugada tiene 24 horas. Después, los demás pueden pedir que juegue un "
+                      "robot por esa persona.", 24 * HOUR, 0),
+    "en_vivo": Pace("en_vivo", "En vivo",
+                    f"Todos a la vez: {LIVE_GRACE_PLAY} segundos por carta ({LIVE_GRACE_PASS} "
+                    f"para pasar) y {LIVE_RESERVE} segundos de reserva por mano. Cuando a alguien "
+                    "se le acaba la reserva, los demás pueden pedir que juegue un robot.",
+                    LIVE_GRACE_PLAY, LIVE_RESERVE),
+}
+DEFAULT_PACE = "sin_reloj"
+
+
+# -------------------------------------------------------------------- rows
+
+
+class ClockTable(db.Model):  # type: ignore[name-defined,misc]
+    """A table's pace, and the table version the seat clocks were last brought up to."""
+
+    __tablename__ = "clock_tables"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    pace: Mapped[str] = mapped_column(String(16), default=DEFAULT_PACE)
+    seen_version: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ClockSeat(db.Model):  # type: ignore[name-defined,misc]
+    """One seat's current decision and its deadlines."""
+
+    __tablename__ = "clock_seats"
+    __table_args__ = (UniqueConstraint("table_id", "seat"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    #: The decision this seat owes now (None: none), e.g. ``g1:h2:play:5:1``.
+    turn_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    #: End of the grace (the decision's deadline por turnos).
+    deadline: Mapped[datetime | None] = mapped_column(nullable=True)
+    #: From then the others may call the stand-in (grace + reserve en vivo).
+    expires_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    #: The hand (``g1:h2``) the reserve belongs to, and how many seconds are left of it.
+    reserve_key: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    reserve_left: Mapped[float] = mapped_column(Float, default=0.0)
+    #: The log version of this decision's ``time_up`` entry (the scheduler's claim).
+    time_up_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: The log version at which the stand-in began to play for this seat.
+    standin_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: What the stand-in played, for the person (shown to them only).
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+# -------------------------------------------------------------------- time and config
+
+
+def now() -> datetime:
+    """The clock's time (naive UTC). Tests inject ``CLOCK_NOW`` (a callable) in the config."""
+    fn = current_app.config.get("CLOCK_NOW")
+    return fn() if callable(fn) else utcnow()
+
+
+def _seconds(name: str, default: int) -> float:
+    return float(current_app.config.get(name, default))
+
+
+def grace_for(pace: Pace, turn_key: str) -> float | None:
+    if pace.id == "en_vivo":
+        if turn_key.endswith(":pass"):
+            return _seconds("CLOCK_LIVE_GRACE_PASS", LIVE_GRACE_PASS)
+        return _seconds("CLOCK_LIVE_GRACE", LIVE_GRACE_PLAY)
+    return float(pace.grace) if pace.grace is not None else None
+
+
+def reserve_for(pace: Pace) -> float:
+    return _seconds("CLOCK_LIVE_RESERVE", LIVE_RESERVE) if pace.id == "en_vivo" else 0.0
+
+
+def standin_after(pace: Pace) -> float | None:
+    if pace.id == "sin_reloj":
+        return _seconds("CLOCK_NO_CLOCK_SECONDS", NO_CLOCK_HOURS * HOUR)
+    return None
+
+
+def validate_pace(body: Mapping[str, Any]) -> str:
+    pace = body.get("pace", DEFAULT_PACE)
+    if pace in (None, ""):
+        return DEFAULT_PACE
+    if not isinstance(pace, str) or pace not in PACES:
+        raise bad_request("bad_pace", "El ritmo es «sin reloj», «por turnos» (1, 12 o 24 horas) "
+                                      "o «en vivo»")
+    return pace
+
+
+def create_rows(table_id: str, pace: str) -> None:
+    """The clock rows of a new table (inside create_table's transaction)."""
+    db.session.add(ClockTable(table_id=table_id, pace=pace, seen_version=0))
+
+
+def pace_of(table_id: str) -> Pace:
+    row = db.session.get(ClockTable, table_id)
+    return PACES.get(row.pace if row is not None else DEFAULT_PACE, PACES[DEFAULT_PACE])
+
+
+# -------------------------------------------------------------------- decisions
+
+
+def current_duties(table: Table, seats: list[Seat], game: Game | None) -> dict[int, str]:
+    """The human seats (not left) that owe a decision now, with the key of that decision."""
+    if table.status != "playing" or game is None:
+        return {}
+    humans = {s.seat for s in seats if s.kind == "human" and not s.left}
+    g, h = table.game_number, game.hand_number
+    if game.phase == PASSING:
+        return {s: f"g{g}:h{h}:pass" for s in game.to_act() if s in humans}
+    if game.phase == PLAYING:
+        n_trick, n_card = len(game.tricks), len(game.trick)
+        return {s: f"g{g}:h{h}:play:{n_trick}:{n_card}" for s in game.to_act() if s in humans}
+    return {}
+
+
+def _hand_key(turn_key: str) -> str:
+    return ":".join(turn_key.split(":")[:2])
+
+
+def _seat_rows(table_id: str) -> dict[int, ClockSeat]:
+    rows = db.session.execute(select(ClockSeat).where(ClockSeat.table_id == table_id)).scalars()
+    return {r.seat: r for r in rows}
+
+
+def _start_decision(row: ClockSeat, pace: Pace, key: str, at: datetime) -> None:
+    hand = _hand_key(key)
+    if row.reserve_key != hand:
+        row.reserve_key = hand
+        row.reserve_left = reserve_for(pace)
+    row.turn_key = key
+    row.started_at = at
+    row.time_up_version = None
+    grace = grace_for(pace, key)
+    row.deadline = at + timedelta(seconds=grace) if grace is not None else None
+    after = standin_after(pace)
+    if after is not None:
+        row.expires_at = at + timedelta(seconds=after)
+    elif row.deadline is not None:
+        row.expires_at = row.deadline + timedelta(seconds=max(row.reserve_left, 0.0))
+    else:
+        row.expires_at = None
+
+
+def _end_decision(row: ClockSeat, at: datetime) -> None:
+    """The seat decided (or the decision went away): charge the reserve for the time used."""
+    if row.turn_key is not None and row.deadline is not None \
+            and row.reserve_key == _hand_key(row.turn_key):
+        over = (at - row.deadline).total_seconds()
+        if over > 0:
+            row.reserve_left = max(0.0, row.reserve_left - over)
+    row.turn_key = None
+    row.started_at = row.deadline = row.expires_at = None
+    row.time_up_version = None
+
+
+def sync_locked(table: Table, seats: list[Seat], game: Game | None) -> None:
+    """Bring the seat clocks up to date with the table (caller holds the table's lock)."""
+    ct = db.session.get(ClockTable, table.id)
+    if ct is None:  # a table made before the clock existed
+        ct = ClockTable(table_id=table.id, pace=DEFAULT_PACE, seen_version=0)
+        db.session.add(ct)
+    pace = PACES.get(ct.pace, PACES[DEFAULT_PACE])
+    duties = current_duties(table, seats, game)
+    rows = _seat_rows(table.id)
+    at = now()
+    for seat in range(4):
+        row = rows.get(seat)
+        key = duties.get(seat)
+        if row is None:
+            if key is None:
+                continue
+            row = ClockSeat(table_id=table.id, seat=seat, reserve_left=0.0)
+            db.session.add(row)
+        if row.turn_key == key:
+            continue
+        _end_decision(row, at)
+        if key is not None:
+            _start_decision(row, pace, key, at)
+    ct.seen_version = table.version
+
+
+def sync(table_id: str) -> None:
+    """Bring one table's clocks up to date, in a transaction of its own."""
+    from .service import load_game, load_seats
+
+    with locked_table(table_id) as table:
+        if table is None:
+            return
+        ct = db.session.get(ClockTable, table_id)
+        if ct is not None and ct.seen_version == table.version:
+            return
+        seats = load_seats(table_id)
+        sync_locked(table, seats, load_game(table))
+
+
+def after_commit(table_id: str, version: int, humans: list[int]) -> None:
+    """The after-commit hook: the decisions that began or ended with this commit."""
+    seen = db.session.execute(
+        select(ClockTable.seen_version).where(ClockTable.table_id == table_id)
+    ).scalar_one_or_none()
+    db.session.rollback()
+    if seen is not None and seen >= version:
+        return
+    sync(table_id)
+
+
+# -------------------------------------------------------------------- time up (the scheduler)
+
+
+def _keep_state_version(table: Table, kind: str, seat: int, payload: dict[str, Any]) -> int:
+    """Append a log entry that wakes the pages but is no change of the game (the stale check
+    ignores it) and does not count as activity (idle tables still expire)."""
+    from .service import Ctx
+
+    state_version = table.state_version
+    ctx = Ctx(table, [], None, None, None, None)
+    ctx.log(kind, seat, payload)
+    table.state_version = state_version
+    return int(table.version)
+
+
+def claim_time_up(table_id: str, seat: int) -> bool:
+    """Mark this seat's decision as timed out, once; True if this call did it."""
+    from .service import after_commit as wake
+    from .service import load_game, load_seats
+
+    with locked_table(table_id) as table:
+        if table is None:
+            return False
+        seats = load_seats(table_id)
+        game = load_game(table)
+        sync_locked(table, seats, game)
+        row = _seat_rows(table_id).get(seat)
+        s = seats[seat]
+        if row is None or row.turn_key is None or row.time_up_version is not None \
+                or row.expires_at is None or row.expires_at > now() \
+                or s.kind != "human" or s.left or s.standin:
+            return False
+        version = _keep_state_version(table, "time_up", seat,
+                                      {"type": "time_up", "seat": seat, "name": s.name})
+        row.time_up_version = version
+        db.session.get(ClockTable, table_id).seen_version = version  # type: ignore[union-attr]
+    wake(table_id, version, [], False)
+    return True
+
+
+def due_time_ups(limit: int = 200) -> list[tuple[str, int]]:
+    at = now()
+    rows = db.session.execute(
+        select(ClockSeat.table_id, ClockSeat.seat)
+        .where(ClockSeat.time_up_version.is_(None), ClockSeat.turn_key.is_not(None),
+               ClockSeat.expires_at.is_not(None), ClockSeat.expires_at <= at)
+        .order_by(ClockSeat.expires_at).limit(limit)
+    ).all()
+    db.session.rollback()
+    return [(str(r[0]), int(r[1])) for r in rows]
+
+
+def lagging_tables(limit: int = 200) -> list[str]:
+    """Playing tables whose clocks missed a commit (a crash between commit and hook)."""
+    rows = db.session.execute(
+        select(Table.id).join(ClockTable, ClockTable.table_id == Table.id)
+        .where(Table.status == "playing", ClockTable.seen_version < Table.version).limit(limit)
+    ).scalars()
+    out = list(rows)
+    db.session.rollback()
+    return out
+
+
+def run_once() -> int:
+    """One pass of the scheduler's clock work; returns how many decisions timed out now."""
+    for tid in lagging_tables():
+        try:
+            sync(tid)
+        except Exception:
+            db.session.rollback()
+            log.exception("clock sync failed at table %s", tid)
+    n = 0
+    for tid, seat in due_time_ups():
+        try:
+            n += claim_time_up(tid, seat)
+        except Exception:
+            db.session.rollback()
+            log.exception("time up failed at table %s", tid)
+    return n
+
+
+def scheduler_job(app: Flask) -> int:
+    with app.app_context():
+        try:
+            return run_once()
+        finally:
+            db.session.remove()
+
+
+def add_jobs(app: Flask, sched: Any) -> None:
+    sched.add_job(scheduler_job, "interval", seconds=float(app.config.get("CLOCK_SWEEP", 1.0)),
+                  args=[app], id="clock", coalesce=True, max_instances=1)
+
+
+# -------------------------------------------------------------------- the stand-in
+
+
+def h_standin(ctx: Any, body: Mapping[str, Any]) -> None:
+    """«Que juegue un robot»: another seated human hands an expired seat to the stand-in."""
+    from .service import _need_seated, _seat_arg
+
+    me = _need_seated(ctx)
+    seat = _seat_arg(body)
+    t = ctx.table
+    if t.status != "playing" or ctx.game is None:
+        raise ServiceError(409, "wrong_phase", "La partida no está en juego", with_state=True)
+    if seat == me.seat:
+        raise ServiceError(409, "self_standin", "No puedes pedir un robot para ti: juega o "
+                                                "toca ABANDONAR", with_state=True)
+    s = ctx.seats[seat]
+    if s.kind != "human" or s.left:
+        raise ServiceError(409, "not_human", "Ese lugar no es de una persona", with_state=True)
+    if s.standin:
+        raise ServiceError(409, "already_standin", f"Un robot ya juega por {s.name}",
+                           with_state=True)
+    sync_locked(t, ctx.seats, ctx.game)
+    row = _seat_rows(t.id).get(seat)
+    if row is None or row.turn_key is None:
+        raise ServiceError(409, "not_waiting", f"No se está esperando a {s.name}",
+                           with_state=True)
+    if row.expires_at is None or row.expires_at > now():
+        raise ServiceError(409, "time_left", f"A {s.name} todavía le queda tiempo",
+                           with_state=True)
+    s.standin = True
+    row.standin_version = t.version
+    ctx.log("standin", seat, {"type": "standin", "seat": seat, "name": s.name, "by": me.seat})
+
+
+def take_back_locked(ctx: Any, seat: Seat) -> None:
+    """The person is back: the stand-in stops; their summary is ready (caller holds the lock)."""
+    t = ctx.table
+    row = _seat_rows(t.id).get(seat.seat)
+    seat.standin = False
+    since = row.standin_version if row is not None and row.standin_version is not None \
+        else t.version
+    summary = summarize(t.id, seat.seat, since, t.game_number)
+    ctx.log("take_back", seat.seat, {"type": "take_back", "seat": seat.seat, "name": seat.name})
+    if row is not None:
+        summary["id"] = t.version
+        row.summary = summary
+        row.standin_version = None
+        if row.turn_key is not None:  # a fresh decision clock for the one they face now
+            _start_decision(row, pace_of(t.id), row.turn_key, now())
+
+
+def take_back(table_id: str, device_id: int) -> bool:
+    """A visit from ``device_id``: if its seat is stood in, the person takes it back."""
+    from .service import Ctx, after_commit, humans_to_act, load_game, load_seats, seat_of_device
+
+    with locked_table(table_id) as table:
+        if table is None:
+            return False
+        seats = load_seats(table_id)
+        me = seat_of_device(seats, device_id)
+        if me is None or not me.standin:
+            return False
+        game = load_game(table)
+        ctx = Ctx(table, seats, game, device_id, None, None)
+        take_back_locked(ctx, me)
+        table.robot_due = bool(_due(table, seats, game))
+        version, robot_due = table.version, table.robot_due
+        humans = humans_to_act(table, seats, game)
+    after_commit(table_id, version, humans, robot_due)
+    return True
+
+
+def _due(table: Table, seats: list[Seat], game: Game | None) -> list[int]:
+    from .service import due_robot_seats
+
+    return due_robot_seats(table, seats, game)
+
+
+def summarize(table_id: str, seat: int, since: int, game_number: int) -> dict[str, Any]:
+    """What the stand-in did for ``seat`` after log version ``since``, in Spanish."""
+    rows = db.session.execute(
+        select(Action).where(Action.table_id == table_id, Action.version > since,
+                             Action.seat == seat, Action.device_id.is_(None),
+                             Action.type.in_(("confirm_pass", "play")))
+        .order_by(Action.version)
+    ).scalars()
+    plays: list[str] = []
+    passed: list[str] = []
+    for r in rows:
+        if r.type == "play" and r.payload.get("card"):
+            plays.append(str(r.payload["card"]))
+        elif r.type == "confirm_pass":
+            passed.extend(str(c) for c in r.payload.get("cards") or [])
+    bits = []
+    if passed:
+        bits.append("pasó " + " ".join(card_label(c) for c in passed))
+    if plays:
+        bits.append("jugó " + ", ".join(card_label(c) for c in plays))
+    if bits:
+        text = "Mientras no estabas, el robot " + " y ".join(bits) + "."
+    else:
+        text = "Mientras no estabas, el robot no llegó a jugar."
+    return {"plays": plays, "passed": passed, "text": text, "game_number": game_number}
+
+
+# -------------------------------------------------------------------- vacant seats (rematch)
+
+
+def vacate_left_seats(seats: list[Seat]) -> None:
+    """At the rematch: a seat whose person left becomes vacant; a robot keeps it warm."""
+    for s in seats:
+        if s.kind == "human" and s.left:
+            s.kind, s.name, s.device_id, s.left, s.vacant = "robot", "", None, False, True
+        s.standin = False
+
+
+def sit_vacant(ctx: Any, name: str) -> bool:
+    """A visitor sits in a vacant seat during a game; False if there is none."""
+    free = next((s for s in ctx.seats if s.kind == "robot" and s.vacant), None)
+    if free is None:
+        return False
+    free.kind, free.name, free.device_id, free.left = "human", name, ctx.device_id, False
+    free.vacant, free.wants_rematch, free.standin = False, False, False
+    ctx.log("sit", free.seat, {"type": "sit", "seat": free.seat, "name": name})
+    return True
+
+
+# -------------------------------------------------------------------- state
+
+
+def _iso(at: datetime | None) -> str | None:
+    if at is None:
+        return None
+    return at.isoformat(timespec="milliseconds") + "Z"
+
+
+def add_to_state(state: dict[str, Any], table: Table, seats: list[Seat], game: Game | None,
+                 my_seat: int | None) -> None:
+    """The clock in ``state``: ``table.pace``, ``table.paces``, ``table.clock`` and
+    ``me.standin_summary``; each seat's ``standin`` and ``vacant``."""
+    ct = db.session.get(ClockTable, table.id)
+    pace = PACES.get(ct.pace if ct is not None else DEFAULT_PACE, PACES[DEFAULT_PACE])
+    at = now()
+    duties = current_duties(table, seats, game)
+    rows = _seat_rows(table.id)
+    clock_seats = []
+    for s in seats:
+        row = rows.get(s.seat)
+        key = duties.get(s.seat)
+        entry: dict[str, Any] = {"seat": s.seat, "waiting": key is not None,
+                                 "standin": bool(s.standin)}
+        if row is not None and key is not None and row.turn_key == key:
+            reserve = row.reserve_left
+            if row.deadline is not None and at > row.deadline and pace.reserve:
+                reserve = max(0.0, reserve - (at - row.deadline).total_seconds())
+            time_up = row.expires_at is not None and row.expires_at <= at
+            entry.update({
+                "started_at": _iso(row.started_at), "deadline": _iso(row.deadline),
+                "expires_at": _iso(row.expires_at), "reserve_left": round(reserve, 1),
+                "time_up": time_up,
+                "can_standin": time_up and not s.standin and my_seat is not None
+                and my_seat != s.seat and s.kind == "human" and not s.left,
+            })
+        clock_seats.append(entry)
+    t = state["table"]
+    t["pace"] = pace.id
+    t["pace_label"] = pace.label
+    t["paces"] = [{"id": p.id, "label": p.label, "description": p.description}
+                  for p in PACES.values()]
+    t["clock"] = {"now": _iso(at), "grace": grace_for(pace, "play"),
+                  "reserve": reserve_for(pace), "seats": clock_seats}
+    for js, s in zip(t["seats"], seats, strict=True):
+        js["standin"] = bool(s.standin)
+        js["vacant"] = bool(s.vacant)
+        if s.standin:
+            js["label"] = f"ROBOT por {s.name}"
+    summary = None
+    if my_seat is not None:
+        row = rows.get(my_seat)
+        if row is not None and row.summary and row.summary.get("game_number") == table.game_number:
+            summary = dict(row.summary)
+    state["me"]["standin_summary"] = summary
+    if my_seat is None and table.status != "lobby" and any(
+            s.kind == "robot" and s.vacant for s in seats):
+        state["me"]["can_sit"] = True
+
+
+def init_clock(app: Flask) -> None:
+    from .service import register_after_commit
+
+    for key in ("CLOCK_LIVE_GRACE", "CLOCK_LIVE_GRACE_PASS", "CLOCK_LIVE_RESERVE",
+                "CLOCK_NO_CLOCK_SECONDS", "CLOCK_SWEEP"):
+        import os
+
+        if os.environ.get(key) and key not in app.config:
+            app.config[key] = float(os.environ[key])
+    register_after_commit(after_commit)
