@@ -351,6 +351,8 @@ def test_chat_taunt_rematch_and_a_whole_game(app):
     error(Player(app).act(tid, "chat", expect=None, text="hola"), 403, "not_seated")
     error(ana.act(tid, "taunt", expect=None, taunt_id="t1"), 403, "not_winner")
     ana.act(tid, "start")
+    st = ana.act(tid, "set_level", robot_level="facil").get_json()["state"]
+    assert st["table"]["hand_level"] == "normal"  # the level applies from the next hand
     near_the_end(app, tid, [30, 45, 40, 44])
     rng = random.Random(3)
     for _ in range(400):
@@ -375,6 +377,7 @@ def test_chat_taunt_rematch_and_a_whole_game(app):
     st = ana.act(tid, "rematch").get_json()["state"]
     assert st["table"]["game_number"] == 2 and st["table"]["status"] == "playing"
     assert st["view"]["hand_number"] == 1 and st["view"]["totals"] == [0, 0, 0, 0]
+    assert st["table"]["hand_level"] == "facil"
 
 
 def test_rematch_waits_for_every_human(app):
