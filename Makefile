@@ -20,6 +20,12 @@ run: $(VENV)/.installed
 	$(FLASK) setup
 	$(FLASK) run --host 127.0.0.1 --port 5000
 
+# Production shape on this machine: gunicorn workers, a robot process, exactly one scheduler,
+# PostgreSQL and Redis (database `corazones`, made if missing). DATABASE_URL, REDIS_URL, PORT,
+# GUNICORN_WORKERS, ROBOT_PROCESSES override. README «Producción» says how to run it elsewhere.
+serve: $(VENV)/.installed
+	$(PY) bench/load_stack.py
+
 # Debian's Chromium for the browser tests (a test tool's own browser download fails here).
 chromium:
 	@if ! command -v chromium >/dev/null 2>&1; then \
@@ -50,8 +56,10 @@ bench-rules: $(VENV)/.installed
 bench-robots: $(VENV)/.installed
 	$(PY) bench/arena.py
 
+# The load benchmark (docs/RELIABILITY.md): starts the stack itself, SQLite then PostgreSQL.
+# LOAD_ARGS passes options, e.g. make bench-load LOAD_ARGS="--tables 20 --duration 20".
 bench-load: $(VENV)/.installed
-	$(PY) bench/load.py
+	$(PY) bench/load.py $(LOAD_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -27,6 +27,18 @@ from .errors import ServiceError
 from .models import Table
 
 _worker: RobotWorker | None = None
+#: Redis list of table ids whose robots must act, pushed by processes that run no worker; each id
+#: is taken by one ``flask robots`` process (more processes, more robot capacity). One list per
+#: database (see :func:`queue_key`).
+QUEUE = "corazones:robots"
+QUEUE_MAX = 10000
+
+
+def queue_key(app: Flask) -> str:
+    import hashlib
+
+    url = str(app.config.get("SQLALCHEMY_DATABASE_URI", ""))
+    return f"{QUEUE}:{hashlib.sha256(url.encode()).hexdigest()[:16]}"
 
 
 class RobotWorker:
@@ -47,6 +59,24 @@ class RobotWorker:
 
     def start(self) -> None:
         self.thread.start()
+        url = self.app.config.get("REDIS_URL")
+        if url:
+            threading.Thread(target=self._take_from_redis, args=(url,), daemon=True,
+                             name="corazones-robot-queue").start()
+
+    def _take_from_redis(self, url: str) -> None:
+        """Kicks from processes that run no worker (see :func:`kick`)."""
+        import redis
+
+        while not self.stop_event.is_set():
+            try:
+                client = redis.Redis.from_url(url)
+                while not self.stop_event.is_set():
+                    item = client.blpop([queue_key(self.app)], timeout=1)
+                    if item:
+                        self.queue.put(item[1].decode())
+            except Exception:
+                time.sleep(1.0)
 
     def stop(self) -> None:
         self.stop_event.set()
@@ -169,8 +199,22 @@ def start_worker(app: Flask) -> RobotWorker:
 
 
 def kick(table_id: str) -> None:
+    """Hand ``table_id``'s robot turn to this process's worker or, when this process runs none
+    (gunicorn web processes), to the Redis queue the ``flask robots`` processes take work from."""
     from flask import current_app
 
     worker = current_app.extensions.get("corazones_robots", _worker)
     if worker is not None:
         worker.kick(table_id)
+        return
+    from . import live
+
+    if live._redis is not None:
+        try:
+            key = queue_key(current_app)
+            pipe = live._redis.pipeline(transaction=False)
+            pipe.rpush(key, table_id)
+            pipe.ltrim(key, -QUEUE_MAX, -1)
+            pipe.execute()
+        except Exception:  # Redis down: the workers' sweep still finds the table
+            pass

@@ -1,0 +1,327 @@
+"""The production stack on one machine: gunicorn web workers, robot processes, one scheduler.
+
+``python bench/load_stack.py`` (what ``make serve`` runs) starts it in the foreground against
+PostgreSQL and Redis; the load benchmark (bench/load.py) and the fault tests (tests/load/) start
+the same stack with :class:`Stack`, kill parts of it and start them again.
+
+    web        gunicorn -c gunicorn.conf.py         (ROBOT_WORKER=off, SCHEDULER=off)
+    robots     flask --app app robots   (x N)      (take kicks from Redis, sweep the database)
+    scheduler  flask --app app scheduler (exactly one: a file lock in the instance folder)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+REDIS_URL = "redis://127.0.0.1:6379/0"
+SERVE_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/corazones"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def ensure_pg_database(url: str) -> None:
+    """Create the PostgreSQL database of ``url`` if it does not exist yet."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    with psycopg.connect(host=u.host or "127.0.0.1", port=u.port or 5432,
+                         user=u.username or "postgres", password=u.password,
+                         dbname="postgres", autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s",
+                              (u.database,)).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{u.database}"')
+
+
+def new_pg_schema(base: str) -> tuple[str, str]:
+    """A fresh schema in ``base``'s database; returns (url with search_path, schema)."""
+    import sqlalchemy as sa
+
+    schema = "load_" + secrets.token_hex(5)
+    engine = sa.create_engine(base)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
+    engine.dispose()
+    sep = "&" if "?" in base else "?"
+    return f"{base}{sep}options=-csearch_path%3D{schema}", schema
+
+
+def drop_pg_schema(base: str, schema: str) -> None:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(base)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    engine.dispose()
+
+
+def proc_children(pid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(d))
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a live process (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class Stack:
+    """gunicorn + robot processes + one scheduler over one database, on a local port."""
+
+    def __init__(self, database_url: str, instance: Path, *, web_workers: int = 2,
+                 threads: int = 200, robot_procs: int = 1, robot_threads: int = 2,
+                 scheduler: bool = True, redis_url: str = REDIS_URL, port: int | None = None,
+                 env: dict[str, str] | None = None, log_dir: Path | None = None) -> None:
+        self.database_url = database_url
+        self.instance = Path(instance)
+        self.instance.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.web_workers = web_workers
+        self.robot_procs = robot_procs
+        self.scheduler_wanted = scheduler
+        self.log_dir = Path(log_dir or self.instance)
+        self.env = dict(os.environ)
+        self.env.update({
+            "DATABASE_URL": database_url, "CORAZONES_INSTANCE": str(self.instance),
+            "REDIS_URL": redis_url, "SECRET_KEY": self.env.get("SECRET_KEY")
+            or secrets.token_hex(32),
+            "GUNICORN_BIND": f"127.0.0.1:{self.port}", "GUNICORN_WORKERS": str(web_workers),
+            "GUNICORN_THREADS": str(threads), "ROBOT_THREADS": str(robot_threads),
+            "ROBOT_WORKER": "off", "SCHEDULER": "off", "PUSH_SENDER": "off",
+            "RATELIMIT_KEY_PREFIX": "load" + secrets.token_hex(6),
+            "PYTHONUNBUFFERED": "1",
+        })
+        self.env.update(env or {})
+        self.web: subprocess.Popen[bytes] | None = None
+        self.robots: list[subprocess.Popen[bytes]] = []
+        self.sched: subprocess.Popen[bytes] | None = None
+        self.dead_cpu = {"web": 0.0, "robots": 0.0, "scheduler": 0.0}
+        self.peak_mb = {"web": 0.0, "robots": 0.0, "scheduler": 0.0}
+
+    # ------------------------------------------------------------------ processes
+
+    def _popen(self, args: list[str], name: str, **env: str) -> subprocess.Popen[bytes]:
+        log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - owned by the process
+        return subprocess.Popen(args, cwd=ROOT, env={**self.env, **env}, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+    def flask(self, *args: str) -> list[str]:
+        return [str(BIN / "flask"), "--app", "app", *args]
+
+    def setup(self) -> None:
+        subprocess.run(self.flask("setup"), cwd=ROOT, env=self.env, check=True,
+                       stdout=subprocess.DEVNULL)
+
+    def start_web(self, timeout: float = 60.0) -> None:
+        self.web = self._popen([str(BIN / "gunicorn"), "-c", str(ROOT / "gunicorn.conf.py")],
+                               "web")
+        self.wait_ready(timeout)
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        import urllib.error
+        import urllib.request
+
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.web is not None and self.web.poll() is not None:
+                raise RuntimeError(f"gunicorn exited: see {self.log_dir / 'web.log'}")
+            try:
+                with urllib.request.urlopen(self.url + "/api/csrf", timeout=2) as r:
+                    if r.status == 200 and len(self.web_pids()) > self.web_workers:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"gunicorn did not answer on {self.url}")
+
+    def start_robots(self, n: int | None = None) -> None:
+        for _ in range(self.robot_procs if n is None else n):
+            self.robots.append(self._popen(self.flask("robots"), f"robots{len(self.robots)}"))
+
+    def start_scheduler(self) -> None:
+        # The robot processes sweep for robot turns themselves: the scheduler leaves it to them.
+        self.sched = self._popen(self.flask("scheduler"), "scheduler", ROBOT_SWEEP="3600")
+
+    def start(self) -> Stack:
+        self.setup()
+        self.start_robots()
+        if self.scheduler_wanted:
+            self.start_scheduler()
+        self.start_web()
+        return self
+
+    def web_pids(self) -> list[int]:
+        if self.web is None or self.web.poll() is not None:
+            return []
+        return [self.web.pid, *proc_children(self.web.pid)]
+
+    def _note_before_death(self, part: str, pids: list[int]) -> None:
+        self.dead_cpu[part] += sum(cpu_seconds(p) for p in pids)
+        self.peak_mb[part] = max(self.peak_mb[part], sum(peak_rss_mb(p) for p in pids))
+
+    def kill_web(self, sig: int = signal.SIGKILL) -> None:
+        """SIGKILL the gunicorn master and its workers at once (a crash of the web server)."""
+        if self.web is None:
+            return
+        self._note_before_death("web", self.web_pids())
+        try:
+            os.killpg(self.web.pid, sig)
+        except ProcessLookupError:
+            pass
+        self.web.wait(timeout=30)
+        self.web = None
+
+    def stop_scheduler(self, sig: int = signal.SIGKILL) -> None:
+        if self.sched is None:
+            return
+        self._note_before_death("scheduler", [self.sched.pid])
+        _stop(self.sched, sig)
+        self.sched = None
+
+    def stop_robots(self, sig: int = signal.SIGTERM) -> None:
+        self._note_before_death("robots", [p.pid for p in self.robots])
+        for p in self.robots:
+            _stop(p, sig)
+        self.robots = []
+
+    def stop(self) -> None:
+        if self.web is not None:
+            self._note_before_death("web", self.web_pids())
+            try:
+                os.killpg(self.web.pid, signal.SIGTERM)
+                self.web.wait(timeout=15)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(self.web.pid, signal.SIGKILL)
+                self.web.wait()
+            self.web = None
+        self.stop_robots()
+        self.stop_scheduler(signal.SIGTERM)
+
+    # ------------------------------------------------------------------ measures
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds spent so far by each part (processes killed earlier included)."""
+        out = dict(self.dead_cpu)
+        out["web"] += sum(cpu_seconds(p) for p in self.web_pids())
+        out["robots"] += sum(cpu_seconds(p.pid) for p in self.robots)
+        if self.sched is not None:
+            out["scheduler"] += cpu_seconds(self.sched.pid)
+        return out
+
+    def peak_memory_mb(self) -> dict[str, float]:
+        """Peak resident memory (sum over each part's processes), in MiB."""
+        out = dict(self.peak_mb)
+        out["web"] = max(out["web"], sum(peak_rss_mb(p) for p in self.web_pids()))
+        out["robots"] = max(out["robots"], sum(peak_rss_mb(p.pid) for p in self.robots))
+        if self.sched is not None:
+            out["scheduler"] = max(out["scheduler"], peak_rss_mb(self.sched.pid))
+        return out
+
+    def __enter__(self) -> Stack:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+def _stop(p: subprocess.Popen[bytes], sig: int) -> None:
+    if p.poll() is None:
+        try:
+            os.killpg(p.pid, sig)
+            p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        except ProcessLookupError:
+            pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Run the production stack in the foreground.")
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL")
+                        or SERVE_DATABASE_URL)
+    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL") or REDIS_URL)
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("GUNICORN_WORKERS",
+                                                                           "2")))
+    parser.add_argument("--robots", type=int, default=int(os.environ.get("ROBOT_PROCESSES",
+                                                                          "1")))
+    args = parser.parse_args()
+    if args.database_url.startswith("postgresql"):
+        ensure_pg_database(args.database_url)
+    instance = Path(os.environ.get("CORAZONES_INSTANCE") or ROOT / "instance")
+    env = {"SECRET_KEY": os.environ["SECRET_KEY"]} if os.environ.get("SECRET_KEY") else {}
+    stack = Stack(args.database_url, instance, web_workers=args.workers, robot_procs=args.robots,
+                  redis_url=args.redis_url, port=args.port, env=env)
+    if not os.environ.get("SECRET_KEY"):
+        stack.env.pop("SECRET_KEY")  # all processes read the one kept in instance/secret_key
+    for key in ("RATELIMIT_KEY_PREFIX",):
+        stack.env.pop(key)
+    stack.start()
+    print(f"Corazones: {stack.url} (web pid {stack.web.pid if stack.web else '?'}, "
+          f"{len(stack.robots)} robot process(es), scheduler pid "
+          f"{stack.sched.pid if stack.sched else '-'}); logs in {stack.log_dir}; Ctrl-C stops",
+          flush=True)
+    stopping = False
+
+    def _quit(*_: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, _quit)
+    signal.signal(signal.SIGINT, _quit)
+    try:
+        while not stopping:
+            time.sleep(0.5)
+            if stack.web is not None and stack.web.poll() is not None:
+                print("gunicorn exited", file=sys.stderr)
+                break
+    finally:
+        stack.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Production web processes: ``gunicorn -c gunicorn.conf.py`` (see README, «Producción»).
+
+Several gthread workers serve the pages and the API. They run neither robots nor timed work:
+robots play in ``flask robots`` processes (as many as wanted, on any machine), timed work in
+exactly one ``flask scheduler`` process. Live updates cross processes through Redis
+(``REDIS_URL``), the database is PostgreSQL (``DATABASE_URL``).
+
+Every setting can be overridden from the environment (``GUNICORN_*`` below) or the command line.
+"""
+
+from __future__ import annotations
+
+import os
+
+# The web processes leave robots and timed work to their own processes.
+os.environ.setdefault("ROBOT_WORKER", "off")
+os.environ.setdefault("SCHEDULER", "off")
+
+wsgi_app = "app:create_app()"
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("GUNICORN_WORKERS", "2"))
+# gthread: one thread per request in flight. A page keeps one long-poll open (up to POLL_TIMEOUT,
+# 25 s), so the threads bound how many pages a worker keeps live at once; idle keep-alive
+# connections wait in the worker's poller and hold no thread.
+worker_class = "gthread"
+threads = int(os.environ.get("GUNICORN_THREADS", "200"))
+worker_connections = int(os.environ.get("GUNICORN_CONNECTIONS", "2000"))
+# Longer than a long-poll, so a waiting page is never taken for a stuck worker.
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
+graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "10"))
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "30"))
+backlog = 2048
+# No preload: each worker builds its own app (database pool, Redis listener) after the fork.
+preload_app = False
+accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOGLEVEL", "warning")
+proc_name = "corazones-web"
+# Behind a TLS proxy on the same machine: trust its X-Forwarded-* headers.
+forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
