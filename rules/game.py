@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from random import Random
 from typing import Any, Final
 
 from .cards import (
@@ -521,6 +522,78 @@ class Game:
         if len(tricks) == 13:
             events.append(self._end_hand())
         return events
+
+    def finish_hand_randomly(self, rng: Random) -> None:
+        """Play random legal cards until the hand ends (robots' rollouts, benchmarks).
+
+        Each card is ``legal[int(rng.random() * len(legal))]`` of the seat's legal cards in index
+        order, so the result is exactly that of calling :meth:`play_index` with the same choices
+        (a test checks it); it only skips building the events.
+        """
+        if self.phase != PLAYING:
+            raise RulesError("wrong_phase", "Ahora no se juegan cartas")
+        random_ = rng.random
+        hands = self.hands
+        tricks = self.tricks
+        taken = self.taken
+        reneges = self.reneges
+        permitido = self._permitido
+        broken = self.hearts_broken
+        cards = self._tcards
+        leader = self.leader
+        seat = self.turn if self.turn is not None else leader
+        led = self._led
+        best = self._best
+        best_seat = self._best_seat
+        while len(tricks) < 13:
+            hand = hands[seat]
+            first = not tricks
+            if led < 0:
+                if first:
+                    legal = hand & TWO_C_BIT
+                elif broken:
+                    legal = hand
+                else:
+                    legal = hand & _NOT_HEARTS or hand
+            else:
+                follow = hand & SUIT_MASK[led]
+                if follow and not permitido:
+                    legal = follow
+                elif first:
+                    legal = hand & _NOT_POINTS or hand
+                else:
+                    legal = hand
+            options = bits(legal)
+            card = options[int(random_() * len(options))]
+            bit = BIT[card]
+            if led < 0:
+                led = SUIT_OF[card]
+                best = card
+                best_seat = seat
+            elif bit & SUIT_MASK[led]:
+                if card > best:
+                    best = card
+                    best_seat = seat
+            elif hand & SUIT_MASK[led]:
+                reneges.append((seat, len(tricks), card))
+            if bit & HEARTS_MASK:
+                broken = True
+            hands[seat] = hand ^ bit
+            cards.append(card)
+            if len(cards) < 4:
+                seat = (seat + 1) & 3
+                continue
+            a, b, c, d = cards
+            tricks.append((leader, (a, b, c, d), best_seat))
+            taken[best_seat] |= BIT[a] | BIT[b] | BIT[c] | BIT[d]
+            cards = []
+            leader = seat = best_seat
+            led = -1
+        self._tcards = cards
+        self.hearts_broken = broken
+        self.leader = self.turn = leader
+        self._led = -1
+        self._end_hand()
 
     def _end_hand(self) -> dict[str, Any]:
         pts = self.points_taken()
