@@ -166,14 +166,15 @@ class RobotWorker:
         moved = 0
         for seat in due:
             action: dict[str, Any]
+            view = view_for(game, seat)
             if game.phase == COUNTING:
                 action = {"type": "close_count"}
             else:
-                view = view_for(game, seat)
                 try:
                     action = dict(robots.decide(view, level, self.rng))
-                except ValueError:
-                    continue
+                except Exception:  # a robot's bug must not stall the table
+                    self.app.logger.exception("robots.decide failed at table %s", table_id)
+                    action = fallback_action(view)
             if self.delay:
                 time.sleep(self.delay)
             action["version"] = version  # no action_id: a robot never retries the same move
@@ -181,12 +182,29 @@ class RobotWorker:
                 perform(table_id, None, action, robot_seat=seat)
                 moved += 1
             except ServiceError as err:
-                if err.code == "stale" or err.status == 409:
-                    return max(moved, 0) if moved else 0
-                raise
+                if err.code in ("stale", "wrong_phase", "not_your_turn", "already_passed",
+                                "not_robot", "humans_close", "not_found"):
+                    return moved  # the table moved on: read it again
+                # the robot chose something the rules refuse: play a plain legal move instead
+                self.app.logger.error("robot move refused at table %s: %s", table_id, err.code)
+                fallback = fallback_action(view)
+                fallback["version"] = version
+                try:
+                    perform(table_id, None, fallback, robot_seat=seat)
+                    moved += 1
+                except ServiceError:
+                    return moved
             if game.phase != "passing":
                 break  # one play changes the turn: read again
         return moved
+
+
+def fallback_action(view: dict[str, Any]) -> dict[str, Any]:
+    """A plain legal move for the seat of ``view`` (when a robot's own choice failed)."""
+    if view.get("phase") == "passing":
+        return {"type": "confirm_pass", "cards": list(view["hand"])[:3]}
+    clean = [c for c in view.get("legal", []) if c not in set(view.get("renege_cards") or ())]
+    return {"type": "play", "card": (clean or list(view.get("legal", [])))[0]}
 
 
 def start_worker(app: Flask) -> RobotWorker:

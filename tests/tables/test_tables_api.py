@@ -547,3 +547,24 @@ def test_idle_tables_expire(app):
     error(ana.client.get(f"/api/tables/{old}"), 404, "not_found")
     assert ana.state(fresh)["table"]["id"] == fresh
     assert count_actions(app, old) == 0
+
+
+def test_a_robot_whose_choice_fails_still_plays(app, monkeypatch):
+    """A bug in robots/ (an exception, or a move the rules refuse) must not stall a table."""
+    import robots as robots_pkg
+
+    calls = {"n": 0}
+
+    def broken(view: Any, level: str, rng: Any) -> dict[str, Any]:
+        calls["n"] += 1
+        if calls["n"] % 2:
+            raise RuntimeError("robot bug")
+        return {"type": "play", "card": "ZZ"} if view["phase"] == "playing" else {
+            "type": "confirm_pass", "cards": ["2C"]}
+
+    monkeypatch.setattr(robots_pkg, "decide", broken)
+    tid, (ana,) = lobby(app, humans=1, robots_=3)
+    ana.act(tid, "start")
+    st = wait_until(lambda: (lambda s: s if s["view"]["pass_confirmed"][1:] == [True] * 3
+                             else None)(ana.state(tid)), 20)
+    assert calls["n"] >= 3 and st["view"]["phase"] == "passing"
