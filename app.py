@@ -56,6 +56,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         ROBOT_WORKER=os.environ.get("ROBOT_WORKER", "thread"),
         ROBOT_SWEEP=float(os.environ.get("ROBOT_SWEEP", "3")),
         ROBOT_DELAY=float(os.environ.get("ROBOT_DELAY", "0")),
+        ROBOT_THREADS=int(os.environ.get("ROBOT_THREADS", "2")),
         SCHEDULER=os.environ.get("SCHEDULER", "inprocess"),
         TABLE_EXPIRY_DAYS=int(os.environ.get("TABLE_EXPIRY_DAYS", "30")),
         VAPID_PUBLIC_KEY="",
