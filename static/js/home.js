@@ -24,6 +24,9 @@ hero.innerHTML = ['QH', 'AH', 'QS', 'KH', 'JH'].map((c) => `<span class="card">$
 const nameInput = $('#host-name');
 nameInput.value = store('corazones.name') || '';
 
+const turnHours = $('#turn-hours');
+if (turnHours) turnHours.addEventListener('change', () => { form.querySelector('input[name="pace"][value="turnos"]').checked = true; });
+
 for (const b of document.querySelectorAll('[data-open-rules]')) b.addEventListener('click', () => openDialog($('#rules-dialog')));
 
 form.addEventListener('submit', async (e) => {
@@ -44,6 +47,7 @@ form.addEventListener('submit', async (e) => {
     renege: fd.get('renege'),
     deck: fd.get('deck') || 'reino',
     robot_level: fd.get('robot_level') || 'normal',
+    pace: fd.get('pace') === 'turnos' ? `turno_${fd.get('turn_hours') || '12'}h` : (fd.get('pace') || 'sin_reloj'),
   };
   store('corazones.name', name);
   store('corazones.deck', body.deck);

@@ -10,6 +10,7 @@ import {
 } from './util.js';
 import { setupInput } from './input.js';
 import { setupNotify, notifyUpdate, notifyMenuItems } from './notify.js';
+import { renderClock, clockMenu } from './clock.js';
 
 const body = document.body;
 // Every sound goes through here; the last few names are kept on <body data-sounds> for checks.
@@ -297,6 +298,7 @@ function render() {
   renderOverlay();
   noticeTurn();
   notifyUpdate(st);
+  renderClock(st, { act, toast });
 }
 
 function renderTop() {
@@ -1139,6 +1141,7 @@ function renderMenu() {
     parts.push(h('p.menu-note', null, `Robots: ${LEVELS[t.robot_level] || 'Normal'}`));
   }
   parts.push(...notifyMenuItems());
+  parts.push(...clockMenu(S.state));
   const url = `${location.origin}/t/${TABLE_ID}`;
   parts.push(h('h3', null, 'Invitar'), h('div.link-row', null,
     h('input.link', { type: 'text', readonly: true, value: url, 'aria-label': 'Enlace de la mesa' }),
