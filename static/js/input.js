@@ -15,6 +15,10 @@ export function setupInput(h) {
       if (h.isMenuOpen()) return;
       e.preventDefault();
       h.moveFocus(k === 'ArrowLeft' ? -1 : 1);
+    } else if (k === 'Home' || k === 'End') {
+      if (h.isMenuOpen()) return;
+      e.preventDefault();
+      h.moveFocus(k === 'Home' ? -99 : 99);
     } else if (k === 'Enter' || k === ' ') {
       const onCard = e.target && e.target.closest && e.target.closest('#hand .card');
       if (onCard) {

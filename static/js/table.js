@@ -121,7 +121,10 @@ async function act(type, fields = {}, { retry = true, quiet = false } = {}) {
   const payload = { action_id: uuid(), version: S.version, type, ...fields };
   try {
     const res = await postJSON(`${API}/actions`, payload);
-    if (res && res.state) applyState(res.state, res.log || []);
+    if (res && res.state) applyState(res.state, res.log || [], { own: true });
+    // A long-poll sent before this device had its cookie describes the table as a stranger sees
+    // it, and may arrive first with the same or a newer version: read the table again as ourselves.
+    if (type === 'sit') getJSON(API).then((r) => applyState(r.state, [], { own: true })).catch(() => {});
     // Restart the long-poll so that it carries this device's (maybe new) cookie and version.
     if (S.pollCtl) S.pollCtl.abort();
     return res;
@@ -166,11 +169,11 @@ document.addEventListener('visibilitychange', () => {
 
 // ------------------------------------------------------------------ applying a state
 
-function applyState(state, log, { initial = false } = {}) {
+function applyState(state, log, { initial = false, own = false } = {}) {
   if (!state) return;
-  // Same or older version: nothing new (and a long-poll sent before this device sat down would
-  // describe the table as a stranger sees it).
-  if (S.state && state.version <= S.version && !initial) return;
+  // Older versions are stale. A poll at the version we have brings nothing new; the answer to our
+  // own action always counts (a poll sent before this device sat down saw a stranger's table).
+  if (S.state && !initial && (own ? state.version < S.version : state.version <= S.version)) return;
   const prev = S.state;
   const prevView = prev && prev.view;
   S.state = state;
@@ -795,7 +798,9 @@ function moveFocus(delta) {
   const cards = [...els.hand.querySelectorAll('.card')];
   if (!cards.length) return;
   let i = cards.findIndex((c) => c.dataset.card === S.focusCard);
-  if (document.activeElement && document.activeElement.closest && !document.activeElement.closest('#hand')) {
+  if (Math.abs(delta) > 1) {
+    i = delta < 0 ? 0 : cards.length - 1;
+  } else if (document.activeElement && document.activeElement.closest && !document.activeElement.closest('#hand')) {
     i = Math.max(0, i);
   } else {
     i = Math.min(cards.length - 1, Math.max(0, (i < 0 ? 0 : i + delta)));

@@ -27,9 +27,10 @@ def _free_port() -> int:
 def server() -> Iterator[str]:
     """Start the real application (flask setup + flask run) on a free port; yield its base URL."""
     tmp = tempfile.mkdtemp(prefix="corazones-browser-")
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    # Its own SQLite instance, no shared Redis, and room for the handful of tables these tests open.
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(CORAZONES_INSTANCE=tmp, ROBOT_DELAY="0", POLL_TIMEOUT="20", FLASK_DEBUG="0",
-               PYTHONUNBUFFERED="1")
+               PYTHONUNBUFFERED="1", RATELIMIT_CREATE="600 per minute", PUSH_SENDER="off")
     flask = [sys.executable, "-m", "flask", "--app", "app"]
     subprocess.run([*flask, "setup"], cwd=ROOT, env=env, check=True, capture_output=True,
                    timeout=120)

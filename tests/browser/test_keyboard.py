@@ -44,7 +44,8 @@ def test_a_trick_with_the_keyboard_alone(server: str, browser: Browser) -> None:
 
     # Play: wait for the turn, walk to a playable card with the arrows, Enter twice.
     page.wait_for_selector("body[data-my-turn='1'][data-animating='0']", timeout=20_000)
-    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Home")
+    assert _focused(page) == cards_in(page, "#hand")[0]
     for _ in range(14):
         if page.evaluate("() => document.activeElement.classList.contains('playable')"):
             break
@@ -78,7 +79,8 @@ def test_a_trick_with_the_keyboard_alone(server: str, browser: Browser) -> None:
     # moves, A chooses and plays, Start opens the menu, Back toggles the sound.
     page.evaluate(PAD_JS)
     page.wait_for_selector("body[data-my-turn='1'][data-animating='0']", timeout=20_000)
-    _pad(page, 14)
+    for _ in range(13):
+        _pad(page, 14)
     for _ in range(14):
         if page.evaluate("() => document.activeElement.classList.contains('playable')"):
             break
