@@ -316,8 +316,9 @@ function renderTop() {
   if (t.spectators) bits.push(`${t.spectators} ${t.spectators === 1 ? 'mira' : 'miran'}`);
   els.meta.textContent = bits.join(' · ');
   const flags = [];
-  if (v && v.hearts_broken) flags.push(h('span.flag.flag-hearts', null, '♥ Corazones rotos'));
-  if (v && v.queen_played) flags.push(h('span.flag.flag-queen', null, '♠Q jugada'));
+  const live = v && ['playing', 'counting'].includes(v.phase);
+  if (live && v.hearts_broken) flags.push(h('span.flag.flag-hearts', null, '♥ Corazones rotos'));
+  if (live && v.queen_played) flags.push(h('span.flag.flag-queen', null, '♠Q jugada'));
   els.flags.replaceChildren(...flags);
 }
 
@@ -554,7 +555,7 @@ function renderActions() {
   } else if (!seated && v && t.status === 'playing') {
     line = v.turn != null && v.phase === 'playing' ? `Le toca a ${seatName(v.turn)}` : '';
   }
-  if (seated && v && ['passing', 'playing'].includes(v.phase) && (v.phase === 'playing' ? myTurn() : !v.pass_confirmed[mySeat()])) {
+  if (!S.noHint && seated && v && ['passing', 'playing'].includes(v.phase) && (v.phase === 'playing' ? myTurn() : !v.pass_confirmed[mySeat()])) {
     btns.push(h('button.btn.btn-hint', { type: 'button', id: 'hint-btn', onclick: askHint, html: `${ICONS.bulb} Pista` }));
   }
   if (seated && v && v.can_accuse) {
@@ -649,7 +650,7 @@ function layoutHand() {
   if (!n) return;
   const W = els.hand.clientWidth - 8;
   const vh = window.innerHeight;
-  let cw = Math.min(118, Math.max(50, W / 5.2), vh * 0.17);
+  let cw = Math.min(118, Math.max(50, W / 5.2), vh * (vh < 500 ? 0.16 : 0.17));
   if (window.innerWidth < 500) cw = Math.min(Math.max(cw, 64), 74);
   const step = n > 1 ? Math.min(cw * 0.9, (W - cw) / (n - 1)) : 0;
   els.hand.style.setProperty('--card-w', `${Math.round(cw)}px`);
@@ -835,6 +836,10 @@ async function askHint() {
     renderHand();
     renderActions();
   } catch (e) {
+    if (e && e.status === 404) {
+      S.noHint = true;   // this server has no hint route: stop offering it
+      renderActions();
+    }
     toast(e && e.status === 404 ? 'La pista todavía no está disponible en esta mesa' : (e.message || 'La pista no está disponible'), 'error');
   }
 }
