@@ -33,7 +33,7 @@ from rules import (
     view_for,
 )
 
-from .db import db, locked_table
+from .db import db, locked_table, write_transaction
 from .errors import NOT_FOUND, ServiceError, bad_request
 from .models import Action, Seat, Table, Viewer, utcnow
 
@@ -162,7 +162,8 @@ def is_robotic(s: Seat) -> bool:
 
 
 def active_humans(seats: list[Seat]) -> list[int]:
-    return [s.seat for s in seats if s.kind == "human" and not s.left]
+    """Humans who play their own seat now (not left, no stand-in playing for them)."""
+    return [s.seat for s in seats if s.kind == "human" and not s.left and not s.standin]
 
 
 def due_robot_seats(table: Table, seats: list[Seat], game: Game | None) -> list[int]:
@@ -184,8 +185,7 @@ def humans_to_act(table: Table, seats: list[Seat], game: Game | None) -> list[in
         return []
     if game.phase == COUNTING:
         return humans
-    standins = {s.seat for s in seats if s.standin}
-    return [s for s in game.to_act() if s in humans and s not in standins]
+    return [s for s in game.to_act() if s in humans]
 
 
 def load_seats(table_id: str) -> list[Seat]:
@@ -232,17 +232,17 @@ def seat_json(s: Seat, table: Table) -> dict[str, Any]:
 
 
 def chat_rows(table_id: str) -> list[dict[str, Any]]:
+    """The last ``CHAT_SHOWN`` chat lines and taunts (columns only: this runs on every read)."""
     rows = db.session.execute(
-        select(Action)
+        select(Action.version, Action.seat, Action.type, Action.payload, Action.at)
         .where(Action.table_id == table_id, Action.type.in_(SOCIAL_LOG))
         .order_by(Action.version.desc())
         .limit(CHAT_SHOWN)
-    ).scalars()
+    ).all()
     out = []
-    for r in reversed(list(rows)):
-        p = r.payload
-        out.append({"id": r.version, "seat": r.seat, "name": p.get("name", ""), "kind": r.type,
-                    "text": p.get("text", ""), "at": iso(r.at)})
+    for version, seat, kind, p, at in reversed(rows):
+        out.append({"id": version, "seat": seat, "name": p.get("name", ""), "kind": kind,
+                    "text": p.get("text", ""), "at": iso(at)})
     return out
 
 
@@ -308,7 +308,7 @@ def build_state(
     return state
 
 
-def entry_for(row: Action, viewer: int | None) -> dict[str, Any]:
+def entry_for(row: Any, viewer: int | None) -> dict[str, Any]:
     """A log row as ``viewer`` may see it: no deck, no other seat's pass cards."""
     out = public_action(row.payload, viewer)
     out.pop("seat", None)
@@ -321,10 +321,11 @@ def log_since(table: Table, since: int, viewer: int | None) -> list[dict[str, An
     if since >= table.version:
         return []
     rows = db.session.execute(
-        select(Action)
+        select(Action.version, Action.type, Action.seat, Action.game_number, Action.payload,
+               Action.events, Action.at)
         .where(Action.table_id == table.id, Action.version > max(since, table.version - LOG_MAX))
         .order_by(Action.version)
-    ).scalars()
+    ).all()
     return [entry_for(r, viewer) for r in rows]
 
 
@@ -337,12 +338,12 @@ def read_state(
     if table is None:
         raise ServiceError(404, *NOT_FOUND)
     seats = load_seats(table_id)
-    if since is None and device_id is not None and any(
-            s.standin and s.device_id == device_id for s in seats):
+    mine = seat_of_device(seats, device_id)
+    if since is None and mine is not None and mine.standin:
         from .clock import take_back  # a visit: the person takes their seat back (issue 8)
 
-        take_back(table_id, device_id)
-        return read_state(table_id, device_id, since, present)
+        if take_back(table_id, mine.device_id or 0):
+            return read_state(table_id, device_id, since, present)
     game = load_game(table)
     state = build_state(table, seats, game, device_id, present)
     out: dict[str, Any] = {"state": state}
@@ -381,20 +382,21 @@ def create_table(device_id: int, body: Mapping[str, Any]) -> str:
         state_version=0, game_json=None, robot_due=False, host_device_id=device_id,
         created_at=utcnow(), updated_at=utcnow(),
     )
-    db.session.add(table)
-    db.session.flush()
-    seats = [Seat(table_id=table.id, seat=i, kind="empty", name="", robot_name="", left=False,
-                  wants_rematch=False, link_gen=0) for i in range(4)]
-    seats[0].kind, seats[0].name, seats[0].device_id = "human", host, device_id
-    db.session.add_all(seats)
-    clock.create_rows(table.id, pace)
-    db.session.flush()
-    ctx = Ctx(table, seats, None, device_id, None, None)
-    ctx.log("create", None, {"type": "create", "name": table_name})
-    ctx.log("sit", 0, {"type": "sit", "seat": 0, "name": host})
-    db.session.commit()
-    after_commit(table.id, table.version, [], False)
-    return table.id
+    with write_transaction():
+        db.session.add(table)
+        db.session.flush()
+        seats = [Seat(table_id=table.id, seat=i, kind="empty", name="", robot_name="", left=False,
+                      wants_rematch=False, link_gen=0) for i in range(4)]
+        seats[0].kind, seats[0].name, seats[0].device_id = "human", host, device_id
+        db.session.add_all(seats)
+        clock.create_rows(table.id, pace)
+        db.session.flush()
+        ctx = Ctx(table, seats, None, device_id, None, None)
+        ctx.log("create", None, {"type": "create", "name": table_name})
+        ctx.log("sit", 0, {"type": "sit", "seat": 0, "name": host})
+        table_id, version = table.id, table.version
+    after_commit(table_id, version, [], False)
+    return table_id
 
 
 # -------------------------------------------------------------------- the action path
@@ -436,11 +438,11 @@ def perform(
         seats = load_seats(table_id)
         if action_id is not None:
             first = db.session.execute(
-                select(Action)
+                select(Action.version, Action.device_id, Action.base_version)
                 .where(Action.table_id == table_id, Action.action_id == action_id)
                 .order_by(Action.version)
                 .limit(1)
-            ).scalar_one_or_none()
+            ).one_or_none()
             if first is not None:
                 if first.device_id != device_id or robot_seat is not None:
                     raise ServiceError(409, "action_id_reused",
@@ -829,10 +831,10 @@ def expire_idle_tables(days: int) -> int:
     cutoff = utcnow() - timedelta(days=days)
     ids = list(db.session.execute(select(Table.id).where(Table.updated_at < cutoff)).scalars())
     for tid in ids:
-        for model in (Action, Seat, Viewer):
-            db.session.query(model).filter(model.table_id == tid).delete()
-        db.session.query(Table).filter(Table.id == tid).delete()
-    db.session.commit()
+        with write_transaction():  # one table at a time: never a long write lock
+            for model in (Action, Seat, Viewer):
+                db.session.query(model).filter(model.table_id == tid).delete()
+            db.session.query(Table).filter(Table.id == tid).delete()
     return len(ids)
 
 

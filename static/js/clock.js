@@ -63,7 +63,12 @@ export function seatLine(st, seat, nowMs = serverNow()) {
   if (timeUp) {
     return { text: mine ? 'Se te acabó el tiempo: juega ya' : 'Se le acabó el tiempo', kind: 'up', canStandin };
   }
-  if (t.pace === 'sin_reloj') return null; // no countdown; the 24 h rule shows only when it applies
+  if (t.pace === 'sin_reloj') {
+    // No countdown: after an hour, say how long the table has been waiting (24 h allow the stand-in).
+    const waited = nowMs - parse(c.started_at);
+    if (!(waited >= 3600_000)) return null;
+    return { text: mine ? `Te esperan hace ${formatLeft(waited)}` : `Esperando hace ${formatLeft(waited)}`, kind: 'grace', canStandin: false };
+  }
   if (!Number.isNaN(deadline) && nowMs < deadline) {
     const left = formatLeft(deadline - nowMs);
     const kind = t.pace === 'en_vivo' && deadline - nowMs <= 5000 ? 'low' : 'grace';
