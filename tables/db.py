@@ -58,6 +58,23 @@ def init_db(app: Flask) -> None:
 
 
 @contextmanager
+def write_transaction() -> Iterator[None]:
+    """A write transaction that takes SQLite's write lock at BEGIN, so it waits its turn (busy
+    timeout) instead of failing when a read snapshot would have to be upgraded. Commits on exit."""
+    db.session.rollback()
+    token = _IMMEDIATE.set(True)
+    try:
+        try:
+            yield
+            db.session.commit()
+        except BaseException:
+            db.session.rollback()
+            raise
+    finally:
+        _IMMEDIATE.reset(token)
+
+
+@contextmanager
 def locked_table(table_id: str) -> Iterator[Any]:
     """One transaction holding the lock of table ``table_id``; yields the row (or None).
 

@@ -8,7 +8,7 @@ import secrets
 from flask import Response, g, request
 from sqlalchemy import select
 
-from .db import db
+from .db import db, write_transaction
 from .models import Device, utcnow
 
 COOKIE = "corazones_device"
@@ -45,8 +45,8 @@ def ensure_device() -> int:
         return device_id
     token = secrets.token_urlsafe(32)
     dev = Device(token_hash=token_hash(token), created_at=utcnow())
-    db.session.add(dev)
-    db.session.commit()
+    with write_transaction():
+        db.session.add(dev)
     g.device_id = dev.id
     g.new_device_token = token
     return dev.id

@@ -149,7 +149,7 @@ def test_accusation_racing_the_last_card_and_two_taps_of_next_hand(shared_server
 
 
 def test_sigkill_mid_game_loses_nothing_and_robots_resume(server_factory, migrated):
-    slow = server_factory(ROBOT_DELAY="2")
+    slow = server_factory(ROBOT_DELAY="6")
     tid, host = new_table(slow.url)
     for seat in (1, 2, 3):
         host.act(tid, "add_robot", seat=seat)
@@ -177,7 +177,7 @@ def test_sigkill_mid_game_loses_nothing_and_robots_resume(server_factory, migrat
     assert st["view"]["pass_confirmed"][0] and st["view"]["passed"] == sorted(
         hand[:3], key=hand.index)
     # the robots whose turn it was now play, with no page asking
-    st = wait_until(lambda: _robots_done(again.state(tid)), 20)
+    st = wait_until(lambda: _robots_done(again.state(tid)), 45)
     assert st["view"]["phase"] == "playing" and 0 in st["view"]["to_act"]
     replay_matches_snapshot(migrated, tid)
 
