@@ -429,3 +429,37 @@ def test_restart_in_the_middle_of_a_countdown(server_factory, migrated):
     r = ana.act(tid, "standin", seat=1)
     assert r.status_code == 200, r.text
     wait_until(lambda: ana.state(tid)["view"]["pass_confirmed"][1], 15)
+
+
+def test_a_commit_the_clock_missed_is_caught_up_and_time_up_is_no_game_change(capp, fake):
+    tid, (ana, beto) = table_with(capp, "turno_1h")
+    wait_until(lambda: poll(ana, tid)["view"]["pass_confirmed"][2:] == [True, True], 10)
+    # as if the process died between a commit and the clock's bookkeeping
+    with capp.app_context():
+        db.session.query(clock.ClockSeat).filter_by(table_id=tid).delete()
+        db.session.get(clock.ClockTable, tid).seen_version = 0
+        db.session.commit()
+    assert not poll(ana, tid)["table"]["clock"]["seats"][1].get("expires_at")
+    run_clock(capp)
+    c = seat_clock(ana.state(tid), 1)
+    assert c["waiting"] and at(c["expires_at"]) == fake.t + timedelta(hours=1)
+    v = ana.state(tid)["version"]
+    fake.advance(3601)
+    run_clock(capp)
+    with capp.app_context():
+        kinds = [r.type for r in db.session.query(Action).filter(
+            Action.table_id == tid, Action.version > v).order_by(Action.version)]
+        db.session.rollback()
+    assert kinds == ["time_up", "time_up"], kinds
+    with capp.app_context():
+        from tables.service import active_humans, load_seats
+
+        assert active_humans(load_seats(tid)) == [0, 1]
+        db.session.rollback()
+    # a time-up changes no game state: an action made on the version before it is not stale
+    error(ana.act(tid, "set_level", expect=None, robot_level="facil", version=v - 1), 409,
+          "stale")
+    ana.act(tid, "standin", seat=1, version=v)
+    with capp.app_context():
+        assert active_humans(load_seats(tid)) == [0]  # no «Te toca» push for Beto now
+        db.session.rollback()
