@@ -207,8 +207,9 @@ class Server:
 
 @pytest.fixture(scope="module")
 def shared_server(migrated: str, instance_dir: Path) -> Iterator[Server]:
-    """One server for a whole test module (tests that do not kill or reconfigure it)."""
-    s = Server(migrated, instance_dir).start()
+    """One server for a whole test module (tests that do not kill or reconfigure it). It runs no
+    robots: a robot worker sweeps every table of the database, other tests' tables included."""
+    s = Server(migrated, instance_dir, ROBOT_WORKER="off").start()
     yield s
     s.stop()
 
