@@ -392,11 +392,14 @@ def main() -> None:
               flush=True)
     rows: dict[str, Row] = {}
     for lv in levels:
-        m = n if lv == "dificil" else n_other
+        m = n if lv in ("dificil", "ismcts") else n_other
         if m == 0:
             continue
-        row = duplicate(lambda lv=lv: Robot(lv, random.Random(seed + first)), lv, big[:m], ref,
-                        first=first)
+        if lv == "ismcts":  # the OpenSpiel reference on its own (a run split in parts)
+            row = duplicate(lambda: Ismcts(sims, seed + first), lv, big[:m], ref, first=first)
+        else:
+            row = duplicate(lambda lv=lv: Robot(lv, random.Random(seed + first)), lv, big[:m],
+                            ref, first=first)
         rows[lv] = row
         report(row)
         out[f"{lv}_deals"] = m
@@ -423,7 +426,7 @@ def main() -> None:
         out["dificil_vs_ismcts_se"] = round(se, 3)
         print(f"dificil vs ismcts {out['dificil_vs_ismcts']:+.2f} ± {se:.2f} ({k} deals)")
     for lv in levels:
-        if n_games:
+        if n_games and lv != "ismcts":
             wr = games_to_100(lambda lv=lv: Robot(lv, random.Random(seed)), n_games, seed + 1)
             out[f"{lv}_win_rate"] = round(wr, 3)
             print(f"{lv:8s} wins {wr:.1%} of {n_games} games to 100 against three Básico",
