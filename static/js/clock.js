@@ -3,6 +3,7 @@
 // person reads, the pace in the lobby, the top bar and the menu, and a vacant seat to sit in.
 // The server is the authority (state.table.clock, docs/API.md «El reloj»): this only counts down
 // from the server's `now`, never from the device's clock alone.
+import { getJSON } from './api.js';
 import { h, store } from './util.js';
 
 const C = {
@@ -53,9 +54,12 @@ export function seatLine(st, seat, nowMs = serverNow()) {
   const info = (t.seats || [])[seat] || {};
   const c = clock && clock.seats[seat];
   if (t.status !== 'playing' || !c) return null;
-  if (info.standin) return { text: `Juega un robot por ${info.name}`, kind: 'standin', canStandin: false };
-  if (!c.waiting || !c.expires_at) return null;
   const mine = st.me && st.me.seat === seat;
+  if (info.standin) {
+    return mine ? { text: 'Un robot juega por ti', kind: 'standin', canStandin: false, back: true }
+      : { text: 'Hasta que vuelva', kind: 'standin', canStandin: false };
+  }
+  if (!c.waiting || !c.expires_at) return null;
   const expires = parse(c.expires_at);
   const deadline = parse(c.deadline);
   const timeUp = c.time_up || nowMs >= expires;
@@ -86,6 +90,14 @@ function standin(seat) {
     .finally(() => { C.busy = false; });
 }
 
+// Opening the table's state (not the long-poll) is a visit: the server gives the seat back and
+// the page's poll brings the new state.
+function comeBack() {
+  if (C.busy || !C.state) return;
+  C.busy = true;
+  getJSON(`/api/tables/${C.state.table.id}`).catch(() => {}).finally(() => { C.busy = false; });
+}
+
 function renderSeatBadges() {
   const st = C.state;
   if (!st) return;
@@ -114,6 +126,13 @@ function renderSeatBadges() {
       }, 'Que juegue un robot');
       badge.append(btn);
     } else if (!line.canStandin && btn) btn.remove();
+    let back = badge.querySelector('.clock-back');
+    if (line.back && !back) {
+      back = h('button.btn.btn-small.btn-primary.clock-back', {
+        type: 'button', onclick: (e) => { e.stopPropagation(); comeBack(); },
+      }, 'VOLVER A JUGAR');
+      badge.append(back);
+    } else if (!line.back && back) back.remove();
   }
 }
 

@@ -74,8 +74,10 @@ def test_countdown_standin_and_the_seat_comes_back(server_factory, chromium: Bro
     beto.wait_for_selector(".seat[data-seat='1'] .clock-badge[data-kind='standin']",
                            timeout=15_000)
     shot(ana, "clock-standin-390x844")
-    # Beto comes back (opens the page again): the seat is his, with what the robot did
-    beto.reload()
+    assert ana.locator(".clock-back").count() == 0
+    # Beto comes back to his open page and taps VOLVER A JUGAR (opening the page again does the
+    # same): the seat is his, with what the robot did
+    beto.click(".seat[data-seat='1'] .clock-back")
     box = beto.wait_for_selector("#clock-summary")
     assert "Mientras no estabas, el robot pasó" in box.inner_text()
     shot(beto, "clock-summary-390x844")
