@@ -19,6 +19,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# Test modules import these helpers as ``corazones_testkit``: the bare name ``conftest`` is taken
+# by whichever conftest.py pytest imported last (tests/browser/ has its own).
+if __name__ in sys.modules:
+    sys.modules.setdefault("corazones_testkit", sys.modules[__name__])
+
 
 def _pg_url(base: str, schema: str) -> str:
     sep = "&" if "?" in base else "?"

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from conftest import HttpPlayer, Player, close_app, make_app, wait_until
+from corazones_testkit import HttpPlayer, Player, close_app, make_app, wait_until
 
 import robots
 from rules import Game, Options, view_for

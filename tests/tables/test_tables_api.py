@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import pytest
-from conftest import Player, close_app, make_app, wait_until
+from corazones_testkit import Player, close_app, make_app, wait_until
 
 import robots
 from tables import service

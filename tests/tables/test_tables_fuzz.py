@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import Player
+from corazones_testkit import Player
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from conftest import Player
+from corazones_testkit import Player
 
 import robots
 from rules import Game

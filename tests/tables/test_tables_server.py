@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from conftest import HttpPlayer, wait_until
+from corazones_testkit import HttpPlayer, wait_until
 
 import robots
 from rules import Game, Options

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import pytest
-from conftest import ROOT, HttpPlayer, wait_until
+from corazones_testkit import ROOT, HttpPlayer, wait_until
 
 pytestmark = pytest.mark.db
 
