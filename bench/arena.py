@@ -8,7 +8,8 @@ of the cards. The last line printed is JSON.
 Environment: ARENA_DEALS (500), ARENA_NORMAL_DEALS (4 x ARENA_DEALS), ARENA_SEED (2026),
 ARENA_LEVELS ("facil,normal,dificil"), ARENA_ISMCTS (deals for OpenSpiel's ISMCTSBot, default
 ARENA_DEALS; 0 skips it), ARENA_ISMCTS_SIMS (1000), ARENA_GAMES (games to 100 per level, 40),
-ARENA_FIRST (skip that many deals of the seeded sequence: a long run split in parts).
+ARENA_FIRST (skip that many deals of the seeded sequence: a long run split in parts),
+ARENA_RENEGE (impedido, or permitido: robots must still never renege).
 """
 
 from __future__ import annotations
@@ -385,7 +386,9 @@ def main() -> None:
     first = int(os.environ.get("ARENA_FIRST", "0"))  # skip this many deals (to split a run)
     out: dict[str, Any] = {"deals": n, "seed": seed, "first": first}
     big = deals(first + max(n, n_other, n_ismcts), seed)[first:]
-    ref = reference(big, first=first)
+    renege = os.environ.get("ARENA_RENEGE", "impedido")
+    out["renege"] = renege
+    ref = reference(big, renege, first=first)
     if ref:
         base_pts = statistics.fmean(x for r in ref for x in r)
         print(f"basico   points/hand {base_pts:.2f} (all four seats Básico, {len(ref)} deals)",
@@ -396,10 +399,11 @@ def main() -> None:
         if m == 0:
             continue
         if lv == "ismcts":  # the OpenSpiel reference on its own (a run split in parts)
-            row = duplicate(lambda: Ismcts(sims, seed + first), lv, big[:m], ref, first=first)
+            row = duplicate(lambda: Ismcts(sims, seed + first), lv, big[:m], ref, renege,
+                            first=first)
         else:
             row = duplicate(lambda lv=lv: Robot(lv, random.Random(seed + first)), lv, big[:m],
-                            ref, first=first)
+                            ref, renege, first=first)
         rows[lv] = row
         report(row)
         out[f"{lv}_deals"] = m
@@ -413,7 +417,7 @@ def main() -> None:
         out[f"{lv}_ms_p50"] = round(ms(times, 0.5), 2)
         out[f"{lv}_ms_p99"] = round(ms(times, 0.99), 2)
     if n_ismcts and "dificil" in rows:
-        irow = duplicate(lambda: Ismcts(sims, seed + first), "ismcts", big[:n_ismcts], ref,
+        irow = duplicate(lambda: Ismcts(sims, seed + first), "ismcts", big[:n_ismcts], ref, renege,
                          first=first)
         report(irow)
         d = rows["dificil"]
