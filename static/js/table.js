@@ -312,6 +312,7 @@ function renderTop() {
   const bits = [`a ${t.target || 100}`, `renuncio ${t.renege || 'impedido'}`];
   if (v && v.hand_number) bits.push(`mano ${v.hand_number}`);
   if (v && v.phase === 'passing') bits.push(`pase ${PASS_SHORT[v.pass_direction] || ''}`);
+  if (v && v.pass_direction === 'none' && ['passing', 'playing'].includes(v.phase)) bits.push('esta mano no se pasa');
   if (mySeat() == null && !(t.status === 'lobby' && me().can_sit)) bits.push('estás mirando');
   if (t.spectators) bits.push(`${t.spectators} ${t.spectators === 1 ? 'mira' : 'miran'}`);
   els.meta.textContent = bits.join(' · ');
@@ -901,7 +902,7 @@ function accusationBox(v, acc) {
   const meAccused = acc.accused === mySeat();
   const accuser = seatName(acc.accuser, { you: false });
   const accused = seatName(acc.accused, { you: false });
-  const who = `${meAccuser ? 'Acusaste' : `${accuser} acusó`} a ${meAccused ? 'ti' : accused}`;
+  const who = meAccuser ? `Acusaste a ${accused}` : meAccused ? `${accuser} te acusó` : `${accuser} acusó a ${accused}`;
   if (acc.guilty) {
     const tr = (v.tricks || []).find((t) => t.number === acc.trick);
     const led = tr ? tr.cards[0].card[1] : null;

@@ -30,7 +30,8 @@ def server() -> Iterator[str]:
     # Its own SQLite instance, no shared Redis, and room for the handful of tables these tests open.
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(CORAZONES_INSTANCE=tmp, ROBOT_DELAY="0", POLL_TIMEOUT="20", FLASK_DEBUG="0",
-               PYTHONUNBUFFERED="1", RATELIMIT_CREATE="600 per minute", PUSH_SENDER="off")
+               PYTHONUNBUFFERED="1", RATELIMIT_CREATE="600 per minute", PUSH_SENDER="off",
+               SCHEDULER="inprocess")
     flask = [sys.executable, "-m", "flask", "--app", "app"]
     subprocess.run([*flask, "setup"], cwd=ROOT, env=env, check=True, capture_output=True,
                    timeout=120)

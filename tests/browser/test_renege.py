@@ -98,5 +98,6 @@ def test_true_and_false_accusations(server: str, browser: Browser) -> None:
     assert host.locator("#overlay .mini-trick .card.evidence").count() == 0
     assert _adds(host) == [26, 0, 0, 0]
     guest.wait_for_selector("#overlay.counting .ruling.false")
+    assert "Ana te acusó" in guest.inner_text("#overlay .ruling")
     shot(guest, "renege-false-1280x800")
     assert not watch.errors, watch.errors
