@@ -33,6 +33,9 @@ backlog = 2048
 # No preload: each worker builds its own app (database pool, Redis listener) after the fork.
 preload_app = False
 accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
+# The load benchmark reads method, path, status and the time spent (microseconds) from it.
+access_log_format = os.environ.get("GUNICORN_ACCESSLOG_FORMAT",
+                                   '%(h)s "%(r)s" %(s)s %(b)s %(D)s')
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "warning")
 proc_name = "corazones-web"

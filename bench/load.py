@@ -1,0 +1,524 @@
+"""The load benchmark (`make bench-load`): many tables at once against the production stack.
+
+For each mode (SQLite, then PostgreSQL) it starts the stack itself (bench/load_stack.py: gunicorn
+web workers, robot processes, one scheduler; Redis carries live updates and robot kicks), measures
+the floor (a trivial endpoint's throughput on the same server), then drives ``--tables`` tables at
+once for ``--duration`` seconds with HTTP clients that behave like players' pages:
+
+- most tables have four humans: each seat keeps a long-poll open, and when the state says it is
+  its turn it thinks (``--think`` seconds) and sends a legal action with its version and a fresh
+  action id (a lost connection retries the same id);
+- some tables have one human and three robots at Normal, some at Difícil;
+- spectators keep a long-poll open on some tables (their responses are checked for hidden cards).
+
+Reported per mode: actions per second (all applied game actions, from the log), a human action's
+latency (p50/p95/p99, client side; and the server's own time from the access log), the time for a
+change to reach the other pages of its table (p50/p95: a waiting long-poll returning with it,
+measured from the action's commit time in the log), errors, robot decisions per second and robot
+CPU seconds per hand, CPU and peak memory of each part, and the audit of every hand from the log
+(bench/load_audit.py). The last line printed is JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing as mp
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from load_audit import audit_database  # noqa: E402
+from load_stack import Stack, drop_pg_schema, new_pg_schema  # noqa: E402
+
+PG_BASE = os.environ.get("BENCH_DATABASE_URL",
+                         "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+CARD = re.compile(r"^(10|[2-9TJQKA])[CDHS]$")
+HUMAN_KINDS = ("humans", "normal", "dificil")
+GAME_TYPES = ("confirm_pass", "play", "close_count", "rematch", "accuse")
+
+
+def pct(values: list[float], p: float) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    k = min(len(values) - 1, max(0, int(round(p / 100 * len(values) + 0.5)) - 1))
+    return round(values[k], 1)
+
+
+# ---------------------------------------------------------------------- the clients
+
+
+class Seat:
+    """One page: its own cookie jar, the state it last saw."""
+
+    def __init__(self, run: Run, tid: str, kind: str, session: Any) -> None:
+        self.run = run
+        self.tid = tid
+        self.kind = kind
+        self.s = session
+        self.csrf = ""
+        self.state: dict[str, Any] = {}
+        self.seat: int | None = None
+
+    async def get_csrf(self) -> None:
+        async with self.s.get(self.run.url + "/api/csrf") as r:
+            self.csrf = (await r.json())["csrf_token"]
+
+    async def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        async with self.s.post(self.run.url + path, json=body,
+                               headers={"X-CSRFToken": self.csrf}) as r:
+            return r.status, await r.json(content_type=None)
+
+    async def act(self, body: dict[str, Any], measure: bool = True) -> tuple[int, Any]:
+        """Send one action; a broken connection retries the same action id (idempotent)."""
+        body = {"action_id": uuid.uuid4().hex, **body}
+        for attempt in range(20):
+            t0 = time.monotonic()
+            try:
+                status, data = await self.post(f"/api/tables/{self.tid}/actions", body)
+            except (TimeoutError, OSError, self.run.aiohttp.ClientError):
+                self.run.retries += 1
+                await asyncio.sleep(min(0.2 * (attempt + 1), 2))
+                continue
+            ms = (time.monotonic() - t0) * 1000
+            if status == 200:
+                if measure:
+                    self.run.latency[self.kind].append(ms)
+                self.run.acked.append((self.tid, body["action_id"], body["type"]))
+                self.state = data["state"]
+                self.scan(data)
+            elif status == 409 and data.get("error") == "stale":
+                self.run.stale += 1
+                self.state = data.get("state") or self.state
+            else:
+                self.run.error(f"{body['type']} -> {status} {data.get('error')}")
+                if isinstance(data, dict) and data.get("state"):
+                    self.state = data["state"]
+            return status, data
+        self.run.error(f"{body['type']}: no answer after 20 tries")
+        return 0, None
+
+    def scan(self, data: dict[str, Any]) -> None:
+        """Spectators: no hand, no pass cards, no deck anywhere in what they get."""
+        if self.seat is not None:
+            return
+        view = (data.get("state") or {}).get("view") or {}
+        for key in ("hand", "legal", "passed", "received", "pass_selected"):
+            if key in view:
+                self.run.error(f"spectator got view[{key!r}]")
+        for entry in data.get("log", []):
+            if "deck" in entry or (entry.get("type") in ("choose_pass", "confirm_pass")
+                                   and entry.get("cards")):
+                self.run.error(f"spectator got a secret in a {entry.get('type')} entry")
+
+    async def poll(self) -> None:
+        since = self.state.get("version", 0)
+        started = time.time()
+        try:
+            async with self.s.get(f"{self.run.url}/api/tables/{self.tid}/poll",
+                                  params={"since": str(since)}) as r:
+                status = r.status
+                data = await r.json(content_type=None)
+        except (TimeoutError, OSError, self.run.aiohttp.ClientError):
+            if not self.run.stopping:
+                self.run.retries += 1
+                await asyncio.sleep(0.5)
+            return
+        got = time.time()
+        if status != 200:
+            self.run.error(f"poll -> {status}")
+            await asyncio.sleep(0.5)
+            return
+        self.scan(data)
+        self.state = data["state"]
+        for entry in data.get("log", []):
+            self.run.deliveries.append((self.tid, entry["version"], started, got))
+
+    def my_action(self) -> dict[str, Any] | None:
+        st = self.state
+        me = st.get("me", {}).get("seat")
+        table = st.get("table", {})
+        view = st.get("view")
+        if me is None or view is None:
+            return None
+        rng = self.run.rng
+        if table.get("status") == "finished":
+            return None if st["me"].get("wants_rematch") else {"type": "rematch"}
+        phase = view["phase"]
+        if phase == "passing" and not view["pass_confirmed"][me]:
+            return {"type": "confirm_pass", "cards": rng.sample(view["hand"], 3)}
+        if phase == "playing" and view.get("turn") == me and view.get("legal"):
+            return {"type": "play", "card": rng.choice(view["legal"]),
+                    "version": st["version"]}
+        if phase == "counting":
+            humans = [s["seat"] for s in table["seats"] if s["kind"] == "human"
+                      and not s["left"]]
+            if humans and me == min(humans):
+                return {"type": "close_count", "version": st["version"]}
+        return None
+
+    async def play_loop(self) -> None:
+        run = self.run
+        while not run.stopping:
+            action = self.my_action()
+            if action is None:
+                await self.poll()
+                continue
+            lo, hi = run.think
+            await asyncio.sleep(run.rng.uniform(lo, hi))
+            if run.stopping:
+                return
+            await self.act(action)
+
+    async def watch_loop(self) -> None:
+        while not self.run.stopping:
+            await self.poll()
+
+
+class Run:
+    def __init__(self, url: str, think: tuple[float, float], seed: int) -> None:
+        import aiohttp
+
+        self.aiohttp = aiohttp
+        self.url = url
+        self.think = think
+        self.rng = random.Random(seed)
+        self.stopping = False
+        self.latency: dict[str, list[float]] = {k: [] for k in HUMAN_KINDS}
+        self.deliveries: list[tuple[str, int, float, float]] = []
+        self.acked: list[tuple[str, str, str]] = []
+        self.errors: list[str] = []
+        self.stale = 0
+        self.retries = 0
+        self.tables: dict[str, str] = {}
+
+    def error(self, what: str) -> None:
+        self.errors.append(what)
+
+    async def new_table(self, kind: str, spectator: bool, connector: Any) -> list[Seat]:
+        def seat() -> Seat:
+            session = self.aiohttp.ClientSession(
+                connector=connector, connector_owner=False,
+                cookie_jar=self.aiohttp.CookieJar(unsafe=True),
+                timeout=self.aiohttp.ClientTimeout(total=60))
+            return Seat(self, "", kind, session)
+
+        host = seat()
+        await host.get_csrf()
+        level = "normal" if kind == "humans" else kind
+        status, data = await host.post("/api/tables", {
+            "host_name": "Ana", "target": 50, "renege": "impedido", "robot_level": level})
+        if status != 201:
+            raise RuntimeError(f"create -> {status} {data}")
+        tid = data["table_id"]
+        host.tid, host.state, host.seat = tid, data["state"], 0
+        seats = [host]
+        if kind == "humans":
+            for i in range(1, 4):
+                p = seat()
+                p.tid = tid
+                await p.get_csrf()
+                status, data = await p.act({"type": "sit", "name": f"Jugador {i}"},
+                                           measure=False)
+                p.seat = i
+                seats.append(p)
+        else:
+            for i in range(1, 4):
+                await host.act({"type": "add_robot", "seat": i}, measure=False)
+        await host.act({"type": "start"}, measure=False)
+        if spectator:
+            w = seat()
+            w.tid = tid
+            w.kind = "spectator"
+            seats.append(w)
+        for s in seats:
+            if s.kind != "spectator":
+                async with s.s.get(f"{self.url}/api/tables/{tid}") as r:
+                    s.state = (await r.json())["state"]
+        self.tables[tid] = kind
+        return seats
+
+
+async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
+                   think: tuple[float, float], seed: int) -> dict[str, Any]:
+    import aiohttp
+
+    run = Run(url, think, seed)
+    connector = aiohttp.TCPConnector(limit=0, force_close=False, keepalive_timeout=60)
+    all_seats: list[Seat] = []
+    sem = asyncio.Semaphore(8)
+
+    async def make(spec: tuple[str, bool]) -> None:
+        async with sem:
+            try:
+                all_seats.extend(await run.new_table(spec[0], spec[1], connector))
+            except Exception as err:
+                run.error(f"table set-up failed: {err!r}"[:200])
+
+    await asyncio.gather(*(make(s) for s in specs))
+    start_wall = time.time()
+    tasks = [asyncio.create_task(s.watch_loop() if s.kind == "spectator" else s.play_loop())
+             for s in all_seats]
+    await asyncio.sleep(duration)
+    run.stopping = True
+    end_wall = time.time()
+    done, pending = await asyncio.wait(tasks, timeout=8)
+    for t in pending:
+        t.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    for s in all_seats:
+        await s.s.close()
+    await connector.close()
+    return {"latency": run.latency, "deliveries": run.deliveries, "acked": run.acked,
+            "errors": run.errors, "stale": run.stale, "retries": run.retries,
+            "tables": run.tables, "start": start_wall, "end": end_wall,
+            "seats": len(all_seats)}
+
+
+def _client_process(url: str, specs: list[tuple[str, bool]], duration: float,
+                    think: tuple[float, float], seed: int, out: Any) -> None:
+    try:
+        out.put(asyncio.run(_clients(url, specs, duration, think, seed)))
+    except BaseException as err:  # the parent must hear of it, not wait forever
+        out.put({"fatal": repr(err)})
+        raise
+
+
+async def _floor(url: str, seconds: float, concurrency: int) -> float:
+    import aiohttp
+
+    count = 0
+    end = time.monotonic() + seconds
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as s:
+        async with s.get(url + "/api/csrf") as r:
+            await r.read()
+
+        async def worker() -> None:
+            nonlocal count
+            while time.monotonic() < end:
+                async with s.get(url + "/api/csrf") as r:
+                    await r.read()
+                    if r.status == 200:
+                        count += 1
+
+        t0 = time.monotonic()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return count / (time.monotonic() - t0)
+
+
+# ---------------------------------------------------------------------- one mode
+
+
+def table_specs(n: int, robots_share: float, spectator_share: float) -> list[tuple[str, bool]]:
+    k = int(round(n * robots_share / 2))
+    kinds = ["normal"] * k + ["dificil"] * k + ["humans"] * (n - 2 * k)
+    every = max(1, int(round(1 / spectator_share))) if spectator_share > 0 else 0
+    return [(kind, bool(every) and i % every == 0) for i, kind in enumerate(kinds)]
+
+
+def _log_rows(url: str, start: float, end: float) -> dict[str, Any]:
+    """From the log: commit times of versions, applied actions in the window, robot work."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    commits: dict[tuple[str, int], float] = {}
+    counts = {"actions": 0, "robot_decisions": 0, "robot_hands": 0,
+              "robot_decisions_by_level": {"normal": 0, "dificil": 0}}
+    try:
+        with engine.connect() as conn:
+            robot_seats = {(r.table_id, r.seat) for r in conn.execute(sa.text(
+                "SELECT table_id, seat FROM seats WHERE kind = 'robot'"))}
+            levels = dict(conn.execute(sa.text("SELECT id, robot_level FROM tables")).all())
+            for r in conn.execute(sa.text("SELECT table_id, version, type, seat, at FROM actions")):
+                at = r.at if isinstance(r.at, datetime) else datetime.fromisoformat(str(r.at))
+                ts = at.replace(tzinfo=UTC).timestamp()
+                commits[(r.table_id, r.version)] = ts
+                if not start <= ts <= end:
+                    continue
+                if r.type in GAME_TYPES:
+                    counts["actions"] += 1
+                if (r.table_id, r.seat) in robot_seats and r.type in ("confirm_pass", "play"):
+                    counts["robot_decisions"] += 1
+                    lv = levels.get(r.table_id, "normal")
+                    counts["robot_decisions_by_level"][lv] = \
+                        counts["robot_decisions_by_level"].get(lv, 0) + 1
+                if r.type == "close_count" and any(
+                        (r.table_id, s) in robot_seats for s in range(4)):
+                    counts["robot_hands"] += 1
+    finally:
+        engine.dispose()
+    return {"commits": commits, **counts}
+
+
+def _access_log(path: Path, start: float) -> dict[str, Any]:
+    """Server-side time of each action request (gunicorn %(D)s), and 5xx answers."""
+    times: list[float] = []
+    server_errors = 0
+    if not path.exists():
+        return {"server_action_p50_ms": None, "server_action_p95_ms": None, "server_5xx": 0}
+    pat = re.compile(r'"(\w+) (\S+) [^"]*" (\d{3}) \S+ (\d+)$')
+    for line in path.read_text(errors="replace").splitlines():
+        m = pat.search(line)
+        if not m:
+            continue
+        method, target, status, micros = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
+        if status >= 500:
+            server_errors += 1
+        if method == "POST" and target.endswith("/actions") and status == 200:
+            times.append(micros / 1000)
+    return {"server_action_p50_ms": pct(times, 50), "server_action_p95_ms": pct(times, 95),
+            "server_5xx": server_errors}
+
+
+def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(prefix=f"corazones-load-{mode}-"))
+    schema = None
+    if mode == "sqlite":
+        url = "sqlite:///" + str(tmp / "load.db")
+    else:
+        url, schema = new_pg_schema(PG_BASE)
+    env = {"RATELIMIT_CREATE": "1000000 per minute", "RATELIMIT_CHAT": "1000000 per minute",
+           "POLL_TIMEOUT": "25", "POLL_RECHECK": str(args.recheck),
+           "ROBOT_SWEEP": "1", "GUNICORN_ACCESSLOG": str(tmp / "access.log")}
+    stack = Stack(url, tmp, web_workers=args.web_workers, threads=args.threads,
+                  robot_procs=args.robot_procs, robot_threads=args.robot_threads, env=env)
+    try:
+        stack.start()
+        floor = asyncio.run(_floor(stack.url, args.floor_seconds, 16))
+        print(f"[{mode}] floor: {floor:.0f} requests/s on GET /api/csrf", flush=True)
+        specs = table_specs(args.tables, args.robots_share, args.spectator_share)
+        parts = [specs[i::args.clients] for i in range(args.clients)]
+        queue: Any = mp.get_context("fork").Queue()
+        procs = [mp.get_context("fork").Process(
+            target=_client_process,
+            args=(stack.url, part, args.duration, (args.think_min, args.think_max),
+                  args.seed + i, queue)) for i, part in enumerate(parts) if part]
+        cpu0 = stack.cpu()
+        t0 = time.time()
+        for p in procs:
+            p.start()
+        results = [queue.get(timeout=args.duration + 600) for _ in procs]
+        fatal = [r["fatal"] for r in results if "fatal" in r]
+        if fatal:
+            raise RuntimeError(f"a client process failed: {fatal}")
+        for p in procs:
+            p.join(timeout=30)
+        cpu1 = stack.cpu()
+        wall = time.time() - t0
+        memory = stack.peak_memory_mb()
+    finally:
+        stack.stop()
+    start = max(r["start"] for r in results)
+    end = min(r["end"] for r in results)
+    window = end - start
+    acked = [a for r in results for a in r["acked"]]
+    tables = {k: v for r in results for k, v in r["tables"].items()}
+    log = _log_rows(url, start, end)
+    audit = audit_database(url, acked)
+    delays: dict[str, list[float]] = {k: [] for k in HUMAN_KINDS}
+    for r in results:
+        for tid, version, started, got in r["deliveries"]:
+            at = log["commits"].get((tid, version))
+            if at is None or started > at or not start <= at <= end:
+                continue  # only pages that were waiting when the change was made
+            delays[tables[tid]].append((got - at) * 1000)
+    latency = {k: [x for r in results for x in r["latency"][k]] for k in HUMAN_KINDS}
+    all_lat = [x for v in latency.values() for x in v]
+    all_delays = [x for v in delays.values() for x in v]
+    errors = [e for r in results for e in r["errors"]]
+    server = _access_log(tmp / "access.log", start)
+    robot_cpu = cpu1["robots"] - cpu0["robots"]
+    out = {
+        "tables": len(tables), "pages": sum(r["seats"] for r in results),
+        "window_s": round(window, 1),
+        "actions_per_s": round(log["actions"] / window, 1),
+        "human_actions_per_s": round(len(all_lat) / window, 1),
+        "action_p50_ms": pct(all_lat, 50), "action_p95_ms": pct(all_lat, 95),
+        "action_p99_ms": pct(all_lat, 99),
+        "action_p95_ms_by_table": {k: pct(v, 95) for k, v in latency.items()},
+        "update_p50_ms": pct(all_delays, 50), "update_p95_ms": pct(all_delays, 95),
+        "update_p95_ms_by_table": {k: pct(v, 95) for k, v in delays.items()},
+        "updates_measured": len(all_delays),
+        "errors": len(errors) + server["server_5xx"],
+        "error_samples": sorted(set(errors))[:5],
+        "stale_refusals": sum(r["stale"] for r in results),
+        "retries": sum(r["retries"] for r in results),
+        "robot_decisions_per_s": round(log["robot_decisions"] / window, 1),
+        "robot_decisions_by_level": log["robot_decisions_by_level"],
+        "robot_hands": log["robot_hands"],
+        "robot_cpu_s_per_hand": round(robot_cpu / log["robot_hands"], 2)
+        if log["robot_hands"] else None,
+        "cpu_s": {k: round(cpu1[k] - cpu0[k], 1) for k in cpu1},
+        "web_cpu_percent": round(100 * (cpu1["web"] - cpu0["web"]) / wall, 1),
+        "peak_memory_mb": {k: round(v, 1) for k, v in memory.items()},
+        "server_action_p50_ms": server["server_action_p50_ms"],
+        "server_action_p95_ms": server["server_action_p95_ms"],
+        "floor_rps": round(floor, 1),
+        "audit": audit.as_dict(),
+        "audit_problems": audit.problems[:5],
+    }
+    if schema:
+        drop_pg_schema(PG_BASE, schema)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tables", type=int, default=int(os.environ.get("LOAD_TABLES", 200)))
+    ap.add_argument("--duration", type=float, default=float(os.environ.get("LOAD_DURATION", 120)))
+    ap.add_argument("--modes", default=os.environ.get("LOAD_MODES", "sqlite,postgres"))
+    ap.add_argument("--think-min", type=float, default=1.0)
+    ap.add_argument("--think-max", type=float, default=3.0)
+    ap.add_argument("--robots-share", type=float, default=0.2,
+                    help="share of tables with one human and three robots (half Normal, "
+                         "half Difícil)")
+    ap.add_argument("--spectator-share", type=float, default=0.25)
+    ap.add_argument("--web-workers", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=600)
+    ap.add_argument("--robot-procs", type=int, default=1)
+    ap.add_argument("--robot-threads", type=int, default=4)
+    ap.add_argument("--recheck", type=float, default=5.0,
+                    help="POLL_RECHECK: with Redis pub/sub the version re-check is only a floor")
+    ap.add_argument("--clients", type=int, default=2, help="client processes")
+    ap.add_argument("--floor-seconds", type=float, default=5.0)
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args()
+    load = os.getloadavg()
+    print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"{os.cpu_count()} CPUs; {args.tables} tables for {args.duration:.0f} s, think "
+          f"{args.think_min}-{args.think_max} s", flush=True)
+    report: dict[str, Any] = {"tables": args.tables, "duration_s": args.duration,
+                              "think_s": [args.think_min, args.think_max]}
+    for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
+        res = run_mode(mode, args)
+        report[mode] = res
+        print(f"\n[{mode}] " + "\n  ".join(f"{k}: {v}" for k, v in res.items()), flush=True)
+    floors = [report[m]["floor_rps"] for m in ("sqlite", "postgres") if m in report]
+    report["floor_rps"] = round(statistics.mean(floors), 1) if floors else None
+    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    targets = []
+    for m in ("sqlite", "postgres"):
+        r = report.get(m)
+        if r:
+            targets.append((r["action_p95_ms"] or 1e9) <= 50
+                           and (r["update_p95_ms"] or 1e9) <= 1000
+                           and r["errors"] == 0 and r["audit"]["problems"] == 0)
+    report["targets_met"] = all(targets) if targets else False
+    print(json.dumps(report, separators=(", ", ": ")))
+
+
+if __name__ == "__main__":
+    main()
