@@ -43,7 +43,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import Flask, current_app
-from sqlalchemy import JSON, Float, ForeignKey, Integer, String, UniqueConstraint, select
+from sqlalchemy import (
+    JSON,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+    select,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from rules import PASSING, PLAYING, Game, card_label
@@ -114,7 +123,8 @@ class ClockSeat(db.Model):  # type: ignore[name-defined,misc]
     """One seat's current decision and its deadlines."""
 
     __tablename__ = "clock_seats"
-    __table_args__ = (UniqueConstraint("table_id", "seat"),)
+    __table_args__ = (UniqueConstraint("table_id", "seat"),
+                      Index("ix_clock_seats_due", "time_up_version", "expires_at"))
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
     seat: Mapped[int] = mapped_column(Integer)
