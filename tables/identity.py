@@ -52,6 +52,18 @@ def ensure_device() -> int:
     return dev.id
 
 
+def rebind_device(device_id: int) -> None:
+    """Give this browser a fresh cookie for ``device_id`` (its old token stops working)."""
+    token = secrets.token_urlsafe(32)
+    with write_transaction():
+        dev = db.session.get(Device, device_id)
+        if dev is None:
+            return
+        dev.token_hash = token_hash(token)
+    g.device_id = device_id
+    g.new_device_token = token
+
+
 def set_cookie_if_new(response: Response) -> Response:
     token = g.get("new_device_token")
     if token:

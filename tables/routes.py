@@ -26,7 +26,7 @@ from rules import card_label
 from . import live, service
 from .db import db
 from .errors import ServiceError
-from .identity import current_device_id, ensure_device, presence_key
+from .identity import current_device_id, ensure_device, presence_key, rebind_device
 from .limits import chat_exempt, device_or_address, limiter
 from .models import Table
 from .openapi import openapi_document
@@ -259,6 +259,8 @@ def api_action(table_id: str) -> Response | tuple[Response, int]:
         device_id = ensure_device() if body.get("type") in ("sit", "set_deck") \
             else current_device_id()
         out = service.perform(table_id, device_id, body, present=_spectators(table_id))
+        if out.rebind_device is not None:
+            rebind_device(out.rebind_device)
     except ServiceError as err:
         return _error_response(err, table_id)
     return jsonify(out.answer)

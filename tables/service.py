@@ -407,6 +407,13 @@ class Outcome:
     table_id: str
     version: int
     answer: dict[str, Any] | None  # {"state", "log"} for the caller (None for robots)
+    #: A retried ``sit`` whose answer (and new device cookie) was lost: the caller is that device
+    #: again (its action id proves it); the route issues it a fresh cookie.
+    rebind_device: int | None = None
+
+
+#: Action ids at least this long are random enough to prove who sent them (UUIDs are 36).
+PROOF_ID_LEN = 16
 
 
 def _int(value: Any, code: str, message: str) -> int:
@@ -438,15 +445,23 @@ def perform(
         seats = load_seats(table_id)
         if action_id is not None:
             first = db.session.execute(
-                select(Action.version, Action.device_id, Action.base_version)
+                select(Action.version, Action.device_id, Action.base_version, Action.type)
                 .where(Action.table_id == table_id, Action.action_id == action_id)
                 .order_by(Action.version)
                 .limit(1)
             ).one_or_none()
             if first is not None:
+                rebind = None
                 if first.device_id != device_id or robot_seat is not None:
-                    raise ServiceError(409, "action_id_reused",
-                                       "Ese identificador de acción ya se usó")
+                    # A `sit` made this device's cookie; if its answer was lost, the retry comes
+                    # without it. The same long random action id proves it is the same browser.
+                    if (robot_seat is None and first.type == "sit" and kind == "sit"
+                            and len(action_id) >= PROOF_ID_LEN and first.device_id is not None
+                            and seat_of_device(seats, device_id) is None):
+                        rebind = device_id = first.device_id
+                    else:
+                        raise ServiceError(409, "action_id_reused",
+                                           "Ese identificador de acción ya se usó")
                 answer = None
                 if robot_seat is None:
                     game = load_game(table)
@@ -454,7 +469,7 @@ def perform(
                     base = first.base_version if first.base_version is not None \
                         else first.version - 1
                     answer = {"state": state, "log": log_since(table, base, state["me"]["seat"])}
-                return Outcome(table_id, table.version, answer)
+                return Outcome(table_id, table.version, answer, rebind)
         before = table.version
         if version is not None and kind not in NO_STALE_CHECK and version < table.state_version:
             raise ServiceError(409, "stale",

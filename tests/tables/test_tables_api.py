@@ -568,3 +568,24 @@ def test_a_robot_whose_choice_fails_still_plays(app, monkeypatch):
     st = wait_until(lambda: (lambda s: s if s["view"]["pass_confirmed"][1:] == [True] * 3
                              else None)(ana.state(tid)), 20)
     assert calls["n"] >= 3 and st["view"]["phase"] == "passing"
+
+
+def test_a_sit_retried_after_its_answer_was_lost_gets_the_seat_and_a_cookie(app):
+    tid, (ana,) = lobby(app, humans=1, robots_=0)
+    aid = "5f0c6a8e-2b1d-4c7a-9e3f-0a1b2c3d4e5f"
+    phone = Player(app)
+    r = phone.post(f"/api/tables/{tid}/actions", {"type": "sit", "name": "Beto", "action_id": aid})
+    assert r.get_json()["state"]["me"]["seat"] == 1
+    # the answer (and its Set-Cookie) never arrived: the page retries from a cookie-less state
+    retry = Player(app)
+    r = retry.post(f"/api/tables/{tid}/actions", {"type": "sit", "name": "Beto", "action_id": aid})
+    assert r.status_code == 200 and r.get_json()["state"]["me"]["seat"] == 1
+    assert any(c.startswith("corazones_device=") for c in r.headers.getlist("Set-Cookie"))
+    assert retry.state(tid)["me"]["seat"] == 1
+    assert [s["kind"] for s in ana.state(tid)["table"]["seats"]] == ["human", "human", "empty",
+                                                                     "empty"]
+    # a short (guessable) id proves nothing
+    other = Player(app)
+    other.act(tid, "sit", name="Carla", action_id="short-id")
+    error(Player(app).act(tid, "sit", expect=None, name="Dani", action_id="short-id"), 409,
+          "action_id_reused")
