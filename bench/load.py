@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,10 @@ class Seat:
             elif status == 409 and data.get("error") == "stale":
                 self.run.stale += 1
                 self.state = data.get("state") or self.state
+            elif status == 503:  # the database is unreachable: the page retries the same id
+                self.run.unavailable += 1
+                await asyncio.sleep(min(0.2 * (attempt + 1), 2))
+                continue
             else:
                 self.run.error(f"{body['type']} -> {status} {data.get('error')}")
                 if isinstance(data, dict) and data.get("state"):
@@ -138,6 +143,10 @@ class Seat:
                 await asyncio.sleep(0.5)
             return
         got = time.time()
+        if status == 503:
+            self.run.unavailable += 1
+            await asyncio.sleep(0.5)
+            return
         if status != 200:
             self.run.error(f"poll -> {status}")
             await asyncio.sleep(0.5)
@@ -197,12 +206,13 @@ class Run:
         self.think = think
         self.rng = random.Random(seed)
         self.stopping = False
-        self.latency: dict[str, list[float]] = {k: [] for k in HUMAN_KINDS}
+        self.latency: dict[str, list[float]] = defaultdict(list)
         self.deliveries: list[tuple[str, int, float, float]] = []
         self.acked: list[tuple[str, str, str]] = []
         self.errors: list[str] = []
         self.stale = 0
         self.retries = 0
+        self.unavailable = 0
         self.tables: dict[str, str] = {}
 
     def error(self, what: str) -> None:
@@ -284,6 +294,7 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
     await connector.close()
     return {"latency": run.latency, "deliveries": run.deliveries, "acked": run.acked,
             "errors": run.errors, "stale": run.stale, "retries": run.retries,
+            "unavailable": run.unavailable,
             "tables": run.tables, "start": start_wall, "end": end_wall,
             "seats": len(all_seats)}
 
@@ -434,8 +445,8 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
             at = log["commits"].get((tid, version))
             if at is None or started > at or not start <= at <= end:
                 continue  # only pages that were waiting when the change was made
-            delays[tables[tid]].append((got - at) * 1000)
-    latency = {k: [x for r in results for x in r["latency"][k]] for k in HUMAN_KINDS}
+            delays.setdefault(tables[tid], []).append((got - at) * 1000)
+    latency = {k: [x for r in results for x in r["latency"].get(k, [])] for k in HUMAN_KINDS}
     all_lat = [x for v in latency.values() for x in v]
     all_delays = [x for v in delays.values() for x in v]
     errors = [e for r in results for e in r["errors"]]
@@ -452,7 +463,7 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         "update_p50_ms": pct(all_delays, 50), "update_p95_ms": pct(all_delays, 95),
         "update_p95_ms_by_table": {k: pct(v, 95) for k, v in delays.items()},
         "updates_measured": len(all_delays),
-        "errors": len(errors) + server["server_5xx"],
+        "errors": len(errors) + server["server_5xx"] + sum(r["unavailable"] for r in results),
         "error_samples": sorted(set(errors))[:5],
         "stale_refusals": sum(r["stale"] for r in results),
         "retries": sum(r["retries"] for r in results),

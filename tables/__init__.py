@@ -11,6 +11,7 @@ from flask import Flask, Response, jsonify, render_template, request
 from flask.sessions import SecureCookieSessionInterface
 from flask_migrate import Migrate
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import HTTPException
 
 from .db import db, init_db
@@ -29,6 +30,10 @@ _MESSAGES = {
     429: ("rate_limited", "Demasiadas solicitudes: espera un momento"),
     500: ("server_error", "Algo salió mal en el servidor"),
 }
+
+
+DB_UNAVAILABLE = ("unavailable", "El servidor perdió un momento la conexión con la base de datos. "
+                  "Inténtalo de nuevo en unos segundos.")
 
 
 class _Sessions(SecureCookieSessionInterface):
@@ -91,6 +96,21 @@ def init_app(app: Flask) -> None:
         status = err.code or 500
         code, message = _MESSAGES.get(status, ("http_error", "La solicitud no es válida"))
         return _error(status, code, message)
+
+    @app.errorhandler(sa_exc.OperationalError)
+    @app.errorhandler(sa_exc.InterfaceError)
+    @app.errorhandler(sa_exc.TimeoutError)
+    def _db_unavailable(err: Exception) -> Any:
+        """The database cannot be reached (or is busy): nothing was saved; say so, retry later."""
+        app.logger.warning("database unavailable: %s", str(err).splitlines()[0][:200])
+        try:
+            db.session.rollback()
+        except Exception:
+            pass
+        response = _error(503, *DB_UNAVAILABLE)
+        out = app.make_response(response)
+        out.headers["Retry-After"] = "2"
+        return out
 
     @app.errorhandler(Exception)
     def _any(err: Exception) -> Any:
