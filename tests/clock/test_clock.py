@@ -463,3 +463,14 @@ def test_a_commit_the_clock_missed_is_caught_up_and_time_up_is_no_game_change(ca
     with capp.app_context():
         assert active_humans(load_seats(tid)) == [0]  # no «Te toca» push for Beto now
         db.session.rollback()
+
+
+@pytest.mark.parametrize("pace", ["rapido", 5, ["en_vivo"], True])
+def test_a_bad_pace_is_refused_and_the_default_is_no_clock(capp, pace):
+    p = Player(capp)
+    r = p.post("/api/tables", {"host_name": "Ana", "pace": pace})
+    error(r, 400, "bad_pace")
+    tid = p.create("Ana")
+    assert p.state(tid)["table"]["pace"] == "sin_reloj"
+    error(p.act(tid, "standin", expect=None, seat=1), 409, "wrong_phase")
+    error(p.act(tid, "standin", expect=None, seat=7), 400, "bad_seat")
