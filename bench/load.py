@@ -41,7 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load_audit import audit_database  # noqa: E402
+from load_audit import audit_database, privacy_audit  # noqa: E402
 from load_stack import Stack, drop_pg_schema, new_pg_schema  # noqa: E402
 
 PG_BASE = os.environ.get("BENCH_DATABASE_URL",
@@ -49,6 +49,20 @@ PG_BASE = os.environ.get("BENCH_DATABASE_URL",
 CARD = re.compile(r"^(10|[2-9TJQKA])[CDHS]$")
 HUMAN_KINDS = ("humans", "normal", "dificil")
 GAME_TYPES = ("confirm_pass", "play", "close_count", "rematch", "accuse")
+
+
+def cards_in(obj: Any, out: set[str]) -> set[str]:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if isinstance(k, str) and CARD.match(k):
+                out.add(k)
+            cards_in(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            cards_in(v, out)
+    elif isinstance(obj, str) and CARD.match(obj):
+        out.add(obj)
+    return out
 
 
 def pct(values: list[float], p: float) -> float | None:
@@ -101,6 +115,7 @@ class Seat:
                 self.run.acked.append((self.tid, body["action_id"], body["type"]))
                 self.state = data["state"]
                 self.scan(data)
+                self.seat = self.state["me"]["seat"]
             elif status == 409 and data.get("error") == "stale":
                 self.run.stale += 1
                 self.state = data.get("state") or self.state
@@ -117,17 +132,23 @@ class Seat:
         return 0, None
 
     def scan(self, data: dict[str, Any]) -> None:
-        """Spectators: no hand, no pass cards, no deck anywhere in what they get."""
-        if self.seat is not None:
-            return
-        view = (data.get("state") or {}).get("view") or {}
-        for key in ("hand", "legal", "passed", "received", "pass_selected"):
-            if key in view:
-                self.run.error(f"spectator got view[{key!r}]")
+        """Keep the cards this viewer was shown at each version, for the privacy audit after the
+        run (load_audit.privacy_audit); log entries: no deck, no other seat's pass cards."""
+        state = data.get("state") or {}
+        view = state.get("view") or {}
+        if self.seat is None:
+            for key in ("hand", "legal", "passed", "received", "pass_selected"):
+                if key in view:
+                    self.run.error(f"spectator got view[{key!r}]")
         for entry in data.get("log", []):
             if "deck" in entry or (entry.get("type") in ("choose_pass", "confirm_pass")
-                                   and entry.get("cards")):
-                self.run.error(f"spectator got a secret in a {entry.get('type')} entry")
+                                   and entry.get("seat") != self.seat and entry.get("cards")):
+                self.run.error(f"seat {self.seat} got a secret in a {entry.get('type')} entry")
+        if view and "version" in state:
+            shown = {k: v for k, v in state.items() if k != "view"}
+            shown["view"] = {k: v for k, v in view.items() if k != "history"}
+            self.run.seen.append((self.tid, self.seat, state["version"],
+                                  " ".join(sorted(cards_in(shown, set())))))
 
     async def poll(self) -> None:
         since = self.state.get("version", 0)
@@ -209,6 +230,7 @@ class Run:
         self.latency: dict[str, list[float]] = defaultdict(list)
         self.deliveries: list[tuple[str, int, float, float]] = []
         self.acked: list[tuple[str, str, str]] = []
+        self.seen: list[tuple[str, int | None, int, str]] = []
         self.errors: list[str] = []
         self.stale = 0
         self.retries = 0
@@ -258,6 +280,7 @@ class Run:
             if s.kind != "spectator":
                 async with s.s.get(f"{self.url}/api/tables/{tid}") as r:
                     s.state = (await r.json())["state"]
+                    s.seat = s.state["me"]["seat"]
         self.tables[tid] = kind
         return seats
 
@@ -294,7 +317,7 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
     await connector.close()
     return {"latency": run.latency, "deliveries": run.deliveries, "acked": run.acked,
             "errors": run.errors, "stale": run.stale, "retries": run.retries,
-            "unavailable": run.unavailable,
+            "unavailable": run.unavailable, "seen": run.seen,
             "tables": run.tables, "start": start_wall, "end": end_wall,
             "seats": len(all_seats)}
 
@@ -439,6 +462,7 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
     tables = {k: v for r in results for k, v in r["tables"].items()}
     log = _log_rows(url, start, end)
     audit = audit_database(url, acked)
+    privacy = privacy_audit(url, [x for r in results for x in r["seen"]])
     delays: dict[str, list[float]] = {k: [] for k in HUMAN_KINDS}
     for r in results:
         for tid, version, started, got in r["deliveries"]:
@@ -480,6 +504,9 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         "floor_rps": round(floor, 1),
         "audit": audit.as_dict(),
         "audit_problems": audit.problems[:5],
+        "privacy": {"responses_checked": privacy.acked_checked,
+                    "leaks": len(privacy.problems)},
+        "privacy_problems": privacy.problems[:5],
     }
     if schema:
         drop_pg_schema(PG_BASE, schema)
@@ -526,7 +553,8 @@ def main() -> None:
         if r:
             targets.append((r["action_p95_ms"] or 1e9) <= 50
                            and (r["update_p95_ms"] or 1e9) <= 1000
-                           and r["errors"] == 0 and r["audit"]["problems"] == 0)
+                           and r["errors"] == 0 and r["audit"]["problems"] == 0
+                           and r["privacy"]["leaks"] == 0)
     report["targets_met"] = all(targets) if targets else False
     print(json.dumps(report, separators=(", ", ": ")))
 

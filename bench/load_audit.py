@@ -129,3 +129,58 @@ def audit_database(url: str, acked: Iterable[tuple[str, str, str]] = ()) -> Audi
     finally:
         engine.dispose()
     return audit
+
+
+def _hidden(g: Game) -> list[set[str]]:
+    """Per viewer (seats 0-3, then a spectator): the cards it may not see in this position."""
+    data = g.to_json()
+    hands = [set(h) for h in data["hands"]]
+    out = []
+    for seat in range(4):
+        others = set().union(*(hands[s] for s in range(4) if s != seat))
+        out.append(others - set(data["pass_sel"][seat]))
+    out.append(set().union(*hands))
+    return out
+
+
+def privacy_audit(url: str, seen: Iterable[tuple[str, int | None, int, str]]) -> Audit:
+    """Every response a page got (table, seat or None, the state's version, the cards it named
+    outside the history): none may name a card of another seat's hand at that version.
+    ``acked_checked`` counts the responses checked; ``problems`` lists the leaks."""
+    audit = Audit()
+    by_table: dict[str, list[tuple[int | None, int, str]]] = defaultdict(list)
+    for tid, seat, version, cards in seen:
+        by_table[tid].append((seat, version, cards))
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            for tid, records in by_table.items():
+                t = conn.execute(sa.text("SELECT target, renege FROM tables WHERE id = :id"),
+                                 {"id": tid}).one()
+                wanted = {v for _, v, _ in records}
+                hidden: dict[int, list[set[str]]] = {}
+                g: Game | None = None
+                number = None
+                for r in conn.execute(sa.text(
+                        "SELECT version, game_number, type, payload FROM actions "
+                        "WHERE table_id = :id ORDER BY version"), {"id": tid}):
+                    if r.type in RULES_TYPES:
+                        if r.game_number != number or g is None:
+                            g, number = Game(Options(target=t.target, renege=t.renege)), \
+                                r.game_number
+                        g.apply(_json(r.payload))
+                    if r.version in wanted and g is not None:
+                        hidden[r.version] = _hidden(g)
+                audit.tables += 1
+                for seat, version, cards in records:
+                    h = hidden.get(version)
+                    if h is None:
+                        continue
+                    audit.acked_checked += 1
+                    leaked = set(cards.split()) & h[4 if seat is None else seat]
+                    if leaked:
+                        audit.problems.append(f"{tid} v{version}: viewer {seat} was shown "
+                                              f"{sorted(leaked)}")
+    finally:
+        engine.dispose()
+    return audit
