@@ -19,6 +19,7 @@ from flask import (
 from flask_wtf.csrf import generate_csrf
 from jinja2 import TemplateNotFound
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from werkzeug.wrappers import Response as WResponse
 
 from rules import card_label
@@ -192,8 +193,22 @@ def api_openapi() -> Response:
 def api_create() -> tuple[Response, int]:
     try:
         body = _json_body()
-        device_id = ensure_device()
-        table_id = service.create_table(device_id, body)
+        prior = service.created_by(body)
+        if prior is None:
+            device_id = ensure_device()
+            try:
+                table_id = service.create_table(device_id, body)
+            except IntegrityError:  # the same creation, retried at the same moment
+                db.session.rollback()
+                prior = service.created_by(body)
+                if prior is None:
+                    raise
+        if prior is not None:  # a retry: the same answer, as the browser that created it
+            table_id, host_device = prior
+            device_id = current_device_id() or 0
+            if host_device is not None and host_device != device_id:
+                rebind_device(host_device)
+                device_id = host_device
         data = service.read_state(table_id, device_id, present=None)
     except ServiceError as err:
         return _error_response(err)

@@ -6,6 +6,7 @@ rows, bump the version, commit. Only after the commit do we wake pages, robots a
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -46,6 +47,8 @@ TABLE_NAME_MAX = 60
 CHAT_MAX = 300
 CHAT_SHOWN = 50
 LOG_MAX = 400
+#: Action ids at least this long are random enough to prove who sent them (UUIDs are 36).
+PROOF_ID_LEN = 16
 
 TAUNTS: tuple[dict[str, str], ...] = (
     {"id": "t1", "text": "¡Los corazones se quedan con quien los merece!"},
@@ -107,8 +110,25 @@ def iso(at: datetime) -> str:
     return at.replace(microsecond=0).isoformat() + "Z"
 
 
-def new_table_id() -> str:
-    return secrets.token_urlsafe(18)  # 144 random bits
+def new_table_id(action_id: Any = None) -> str:
+    """144 random bits; or, for a creation with a client action id of 16+ characters, a keyed
+    hash of it (as unguessable, and a retried creation finds the table it made)."""
+    if isinstance(action_id, str) and PROOF_ID_LEN <= len(action_id) <= 64:
+        key = current_app.config["SECRET_KEY"]
+        key_bytes = key.encode() if isinstance(key, str) else key
+        mac = hmac.new(key_bytes, f"table:{action_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac[:18]).decode()
+    return secrets.token_urlsafe(18)
+
+
+def created_by(body: Mapping[str, Any]) -> tuple[str, int | None] | None:
+    """The table an earlier creation with this body's ``action_id`` made, with its host device."""
+    if not isinstance(body.get("action_id"), str) or len(body["action_id"]) < PROOF_ID_LEN:
+        return None
+    table = db.session.get(Table, new_table_id(body["action_id"]))
+    if table is None:
+        return None
+    return table.id, table.host_device_id
 
 
 @dataclass
@@ -377,7 +397,8 @@ def create_table(device_id: int, body: Mapping[str, Any]) -> str:
     if len(table_name) > TABLE_NAME_MAX:
         table_name = table_name[:TABLE_NAME_MAX]
     table = Table(
-        id=new_table_id(), name=table_name, target=int(target), renege=renege, deck=deck,
+        id=new_table_id(body.get("action_id")), name=table_name, target=int(target),
+        renege=renege, deck=deck,
         robot_level=level, hand_level=level, status="lobby", game_number=0, version=0,
         state_version=0, game_json=None, robot_due=False, host_device_id=device_id,
         created_at=utcnow(), updated_at=utcnow(),
@@ -411,9 +432,6 @@ class Outcome:
     #: again (its action id proves it); the route issues it a fresh cookie.
     rebind_device: int | None = None
 
-
-#: Action ids at least this long are random enough to prove who sent them (UUIDs are 36).
-PROOF_ID_LEN = 16
 
 
 def _int(value: Any, code: str, message: str) -> int:

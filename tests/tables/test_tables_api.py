@@ -589,3 +589,23 @@ def test_a_sit_retried_after_its_answer_was_lost_gets_the_seat_and_a_cookie(app)
     other.act(tid, "sit", name="Carla", action_id="short-id")
     error(Player(app).act(tid, "sit", expect=None, name="Dani", action_id="short-id"), 409,
           "action_id_reused")
+
+
+def test_a_retried_creation_gives_the_same_table(app):
+    aid = "0d6b1f5e-8c4a-4f2b-9a7e-3c5d7e9f1a2b"
+    ana = Player(app)
+    body = {"host_name": "Ana", "action_id": aid}
+    first = ana.post("/api/tables", body)
+    again = ana.post("/api/tables", body)
+    assert first.status_code == again.status_code == 201
+    tid = first.get_json()["table_id"]
+    assert again.get_json()["table_id"] == tid and len(tid) >= 22
+    # the answer was lost, cookie and all: the retry still makes no second table, and the
+    # browser gets the host's seat with a fresh cookie
+    lost = Player(app)
+    r = lost.post("/api/tables", body)
+    assert r.status_code == 201 and r.get_json()["table_id"] == tid
+    assert r.get_json()["state"]["me"]["seat"] == 0 and r.get_json()["state"]["me"]["is_host"]
+    assert lost.state(tid)["me"]["is_host"]
+    other = Player(app).post("/api/tables", {"host_name": "Ana", "action_id": aid[::-1]})
+    assert other.get_json()["table_id"] != tid
