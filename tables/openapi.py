@@ -95,6 +95,8 @@ def _core_document() -> dict[str, Any]:
                 "state": {"type": "object"}}},
             "NewTable": {"type": "object", "required": ["host_name"], "properties": {
                 "host_name": {"type": "string", "minLength": 1, "maxLength": 24},
+                "action_id": {"type": "string", "minLength": 16, "maxLength": 64,
+                              "description": "makes a retried creation harmless"},
                 "name": {"type": "string", "maxLength": 60},
                 "target": {"type": "integer", "enum": [100, 50]},
                 "renege": {"type": "string", "enum": ["impedido", "permitido"]},
