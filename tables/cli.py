@@ -28,8 +28,11 @@ def register_cli(app: Flask) -> None:
         """Run a robot worker in the foreground (robots of every table, durable sweeps)."""
         from .robot_worker import RobotWorker
 
-        worker = RobotWorker(app)
-        worker.start()
+        worker = app.extensions.get("corazones_robots")  # ROBOT_WORKER=thread made one
+        if worker is None:
+            worker = RobotWorker(app)
+            app.extensions["corazones_robots"] = worker
+            worker.start()
         click.echo("robot worker running")
         try:
             while worker.thread.is_alive():
@@ -42,6 +45,12 @@ def register_cli(app: Flask) -> None:
         """Run the one scheduler process (table expiry, robot sweeps)."""
         from .scheduler import run_blocking
 
+        sched = app.extensions.get("corazones_scheduler")  # SCHEDULER=inprocess started it
+        if sched is not None:
+            click.echo("scheduler running")
+            while sched.running:
+                time.sleep(1)
+            return
         run_blocking(app)
 
     @app.cli.command("expire")
