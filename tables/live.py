@@ -79,16 +79,17 @@ def wait_for_version(
     """Block until the table's version exceeds ``since`` or ``timeout`` passes; returns it."""
     deadline = time.monotonic() + timeout
     while True:
+        with _cond:
+            noted = _seen.get(table_id, 0)  # before the read: a later notice wakes us at once
         version = read_version()
         if version > since:
             return version
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return version
-        step = min(recheck, remaining)
-        end = time.monotonic() + step
+        end = time.monotonic() + min(recheck, remaining)
         with _cond:
-            while _seen.get(table_id, 0) <= since:
+            while _seen.get(table_id, 0) == noted:  # wait for a new notice (never spin)
                 left = end - time.monotonic()
                 if left <= 0:
                     break
