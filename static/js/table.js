@@ -426,6 +426,7 @@ function renderLobby() {
     list.append(row);
   }
   parts.push(list);
+  parts.push(h('p.lobby-sub', null, `Robots en nivel ${LEVELS[t.robot_level] || 'Normal'}: Carmen, Tito y Luna juegan limpio y siempre aceptan la revancha.`));
   const seated = (t.seats || []).filter((s) => s.kind !== 'empty').length;
   if (m.seat == null && m.can_sit) {
     const input = h('input', { type: 'text', maxlength: '24', required: true, placeholder: 'Tu nombre', 'aria-label': 'Tu nombre', id: 'sit-name', autocomplete: 'nickname', value: store('corazones.name') || '' });
@@ -555,6 +556,10 @@ function renderActions() {
     } else if (v.turn != null) line = `Le toca a ${seatName(v.turn)}`;
   } else if (!seated && v && t.status === 'playing') {
     line = v.turn != null && v.phase === 'playing' ? `Le toca a ${seatName(v.turn)}` : '';
+  }
+  if (seated && myTurn() && S.selected) {
+    const card = S.selected;
+    btns.push(h('button.btn.btn-primary.btn-play', { type: 'button', id: 'play-btn', onclick: () => playCard(card) }, `Jugar ${short(card)}`));
   }
   if (!S.noHint && seated && v && ['passing', 'playing'].includes(v.phase) && (v.phase === 'playing' ? myTurn() : !v.pass_confirmed[mySeat()])) {
     btns.push(h('button.btn.btn-hint', { type: 'button', id: 'hint-btn', onclick: askHint, html: `${ICONS.bulb} Pista` }));
