@@ -85,7 +85,7 @@ const myTurn = () => {
   return !!v && mySeat() != null && v.phase === 'playing' && v.turn === mySeat();
 };
 const rm = () => reducedMotion();
-const ms = (n) => (S.skip ? 0 : rm() ? Math.min(n, 120) : n);
+const ms = (n) => (S.skip ? 0 : rm() ? Math.min(n, 80) : n);
 const pts = (n) => `${n} ${n === 1 ? 'punto' : 'puntos'}`;
 const sleep = (n) => new Promise((r) => setTimeout(r, n));
 
@@ -233,7 +233,8 @@ async function runQueue() {
         sound.play('card');
         await sleep(ms(item.seat === mySeat() ? 260 : 380));
       } else if (item.kind === 'collect') {
-        await sleep(ms(rm() ? 250 : 750));
+        // Time to see the whole trick before it goes (motion or not); a tap skips it.
+        await sleep(S.skip ? 0 : rm() ? 350 : 750);
         await collectAnim(item.winner);
         sound.play('trick');
         const who = item.winner === mySeat() ? 'Te llevas' : `${seatName(item.winner)} se lleva`;
