@@ -42,8 +42,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=db_url,
-        # pre_ping: after a database outage, dead pooled connections are replaced, not used.
-        SQLALCHEMY_ENGINE_OPTIONS={"pool_recycle": 1800, "pool_pre_ping": True},
+        SQLALCHEMY_ENGINE_OPTIONS={"pool_recycle": 1800},
         REDIS_URL=os.environ.get("REDIS_URL", ""),
         MAX_CONTENT_LENGTH=64 * 1024,
         WTF_CSRF_TIME_LIMIT=None,

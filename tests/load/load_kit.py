@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import load  # noqa: E402
-from load_audit import Audit, audit_database  # noqa: E402
+from load_audit import Audit, audit_database, privacy_audit  # noqa: E402
 from load_stack import Stack, drop_pg_schema, new_pg_schema  # noqa: E402
 
 #: The production stack runs on PostgreSQL: these tests always use it (not DATABASE_URL).
@@ -24,7 +24,7 @@ PG_BASE = os.environ.get("LOAD_TEST_DATABASE_URL",
                          "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 __all__ = ["PG_BASE", "Audit", "Stack", "TcpProxy", "audit_database", "drop_pg_schema",
-           "new_pg_schema", "play_in_background", "via_proxy"]
+           "new_pg_schema", "play_in_background", "privacy_audit", "via_proxy"]
 
 
 class TcpProxy:

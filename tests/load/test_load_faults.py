@@ -27,6 +27,7 @@ from load_kit import (
     drop_pg_schema,
     new_pg_schema,
     play_in_background,
+    privacy_audit,
     via_proxy,
 )
 
@@ -92,6 +93,9 @@ def test_sigkill_of_the_web_server_and_robots_under_load_loses_nothing(stack):
     audit = audit_database(direct, acked)
     assert audit.problems == [], audit.problems[:5]
     assert audit.acked_checked == len(acked) and audit.games >= 4
+    # every response every page got, spectators included: no card of another seat's hand
+    privacy = privacy_audit(direct, out["seen"])
+    assert privacy.problems == [] and privacy.acked_checked > 100, privacy.problems[:3]
     # robots resumed after their process was killed, and humans after the last web restart
     assert count(direct, ROBOT_MOVES_AFTER, at=naive_utc(robots_killed + 1)) > 0
     assert count(direct, "SELECT count(*) FROM actions WHERE at > :at AND action_id IS NOT NULL",
@@ -114,11 +118,11 @@ def test_scheduler_stopped_past_a_deadline_runs_each_due_job_exactly_once(stack)
     time.sleep(3.5)  # both humans' pass decisions (1 s grace + 1 s reserve) are long overdue
     assert count(direct, time_ups, t=tid) == 0  # nobody ran the job meanwhile
     s.start_scheduler()
+    wait_until(lambda: count(direct, time_ups, t=tid) >= 2, 30, 0.2)
     # exactly one scheduler: a second one refuses to start while the first runs
     second = subprocess.run(s.flask("scheduler"), cwd=str(Path(__file__).parents[2]),
                             env=s.env, capture_output=True, timeout=60)
     assert second.returncode != 0 and b"already running" in second.stderr
-    wait_until(lambda: count(direct, time_ups, t=tid) >= 2, 30, 0.2)
     time.sleep(1.5)  # several more sweeps
     s.stop_scheduler(signal.SIGKILL)
     s.start_scheduler()
