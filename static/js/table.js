@@ -36,7 +36,7 @@ const S = {
   passSel: new Set(),
   passSelHand: 0,
   focusCard: null,
-  order: store(`corazones.order.${TABLE_ID}`) || [],
+  order: store(`corazones.order.${TABLE_ID}`) || null,   // {deal: 'game:hand', cards: [...]}
   shown: [],               // the trick as currently drawn (driven by the animation queue)
   queue: [],
   animating: false,
@@ -579,7 +579,8 @@ function renderActions() {
 
 function handOrder(hand) {
   const inHand = new Set(hand);
-  let list = S.order.filter((c) => inHand.has(c));
+  const saved = S.order && S.order.deal === dealKey() ? S.order.cards || [] : [];
+  let list = saved.filter((c) => inHand.has(c));
   const missing = sortCards(hand.filter((c) => !list.includes(c)));
   const R = '23456789TJQKA';
   for (const c of missing) {
@@ -596,9 +597,12 @@ function handOrder(hand) {
   return list;
 }
 
+// The order a player gives the hand is kept on this device for this deal; a new deal starts sorted.
+const dealKey = () => `${table().game_number || 1}:${view() ? view().hand_number : 0}`;
+
 function saveOrder(list) {
-  S.order = list;
-  store(`corazones.order.${TABLE_ID}`, list);
+  S.order = { deal: dealKey(), cards: list };
+  store(`corazones.order.${TABLE_ID}`, S.order);
 }
 
 function renderHand() {
