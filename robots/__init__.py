@@ -5,6 +5,20 @@ game state, and returns the action that seat takes, without ``"seat"`` (the serv
 
 >>> decide(view, "normal", random.Random(1))        # doctest: +SKIP
 {'type': 'play', 'card': 'QS'}
+
+Levels (seed 000: Normal by default):
+
+- ``facil``: passes its three highest cards, ducks and dumps simply, and plays a random legal card
+  three times in ten. Loses to the Básico reference by about 0.7 points a hand.
+- ``normal``: seed 000's advice, by hand (robots/policy.py): the pass keeps Q♠ with four low
+  spades, else gives Q♠/A♠/K♠ away, makes a void, sheds high hearts; the play ducks, keeps low
+  exits, dumps Q♠ and high cards when void, counts cards and voids, stops a moon, goes for one with
+  a strong hand. Well under a millisecond a decision.
+- ``dificil``: determinized Monte Carlo (robots/search.py) over deals consistent with what the seat
+  knows, each candidate played out by the Normal policy; capped in simulated plays and CPU time.
+
+``hint(view)`` is the Pista: the Difícil search with a small fixed budget and a fixed seed.
+Robots never renege (never a card of ``view["renege_cards"]``), never accuse and never chat.
 """
 
 from __future__ import annotations
