@@ -55,7 +55,7 @@ def _listen(url: str) -> None:
                 data = msg.get("data")
                 if isinstance(data, bytes):
                     parts = data.decode(errors="replace").split()
-                    if len(parts) == 2 and parts[1].isdigit():
+                    if len(parts) == 2 and parts[1].isascii() and parts[1].isdigit():
                         _note(parts[0], int(parts[1]))
         except Exception:
             time.sleep(1.0)

@@ -35,6 +35,11 @@ from .openapi import openapi_document
 bp = Blueprint("tables", __name__, template_folder="templates")
 
 
+def _digits(raw: str) -> bool:
+    """ASCII digits only ("¹".isdigit() is True, but int() refuses it), at most 12."""
+    return 0 < len(raw) <= 12 and raw.isascii() and raw.isdigit()
+
+
 def _json_body() -> Any:
     data = request.get_json(silent=True, force=True)
     if not isinstance(data, dict):
@@ -124,7 +129,7 @@ def plain_action(table_id: str) -> WResponse:
         if key in form:
             body[key] = form[key]
     for key in ("seat", "accused"):
-        if form.get(key, "").isdigit():
+        if _digits(form.get(key, "")):
             body[key] = int(form[key])
     if "cards" in form:
         body["cards"] = form.getlist("cards")
@@ -142,7 +147,7 @@ def plain_create() -> WResponse:
     form = request.form
     body: dict[str, Any] = {
         "host_name": form.get("host_name", ""),
-        "target": int(form["target"]) if form.get("target", "").isdigit() else form.get("target"),
+        "target": int(form["target"]) if _digits(form.get("target", "")) else form.get("target"),
         "renege": form.get("renege", "impedido"),
         "deck": form.get("deck", "reino"),
         "robot_level": form.get("robot_level", "normal"),
@@ -233,7 +238,7 @@ def _since_arg(required: bool) -> int | None:
         if required:
             return 0
         return None
-    if not raw.isdigit() or len(raw) > 12:
+    if not _digits(raw):
         raise ServiceError(400, "bad_since", "La versión no es válida")
     return int(raw)
 

@@ -153,6 +153,10 @@ def test_unknown_table_and_bad_since(app):
     tid = p.create()
     error(p.client.get(f"/api/tables/{tid}?since=abc"), 400, "bad_since")
     error(p.client.get(f"/api/tables/{tid}/poll?since=-1"), 400, "bad_since")
+    error(p.client.get(f"/api/tables/{tid}?since=¹"), 400, "bad_since")  # a digit to isdigit()
+    r = p.client.post(f"/t/{tid}/plain", data={"csrf_token": p.csrf, "type": "add_robot",
+                                               "seat": "²"})
+    assert r.status_code == 302
     r = p.client.get("/t/nope")
     assert r.status_code == 404 and "no existe" in r.get_data(as_text=True)
 
