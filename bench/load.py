@@ -487,7 +487,8 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         "update_p50_ms": pct(all_delays, 50), "update_p95_ms": pct(all_delays, 95),
         "update_p95_ms_by_table": {k: pct(v, 95) for k, v in delays.items()},
         "updates_measured": len(all_delays),
-        "errors": len(errors) + server["server_5xx"] + sum(r["unavailable"] for r in results),
+        "errors": len(errors) + server["server_5xx"],
+        "unavailable_503_seen": sum(r["unavailable"] for r in results),
         "error_samples": sorted(set(errors))[:5],
         "stale_refusals": sum(r["stale"] for r in results),
         "retries": sum(r["retries"] for r in results),
@@ -539,7 +540,8 @@ def main() -> None:
           f"{os.cpu_count()} CPUs; {args.tables} tables for {args.duration:.0f} s, think "
           f"{args.think_min}-{args.think_max} s", flush=True)
     report: dict[str, Any] = {"tables": args.tables, "duration_s": args.duration,
-                              "think_s": [args.think_min, args.think_max]}
+                              "think_s": [args.think_min, args.think_max],
+                              "load_average_before": [round(x, 2) for x in load]}
     for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
         res = run_mode(mode, args)
         report[mode] = res
