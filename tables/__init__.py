@@ -57,6 +57,7 @@ def init_app(app: Flask) -> None:
     from . import live
     from .cli import register_cli
     from .clock import init_clock
+    from .hint_routes import bp as hint_bp
     from .identity import set_cookie_if_new
     from .limits import init_limits
     from .push import init_push
@@ -70,6 +71,7 @@ def init_app(app: Flask) -> None:
     init_limits(app)
     live.init_live(app)
     app.register_blueprint(bp)
+    app.register_blueprint(hint_bp)
     init_push(app)
     init_clock(app)
     register_cli(app)
