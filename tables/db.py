@@ -8,6 +8,7 @@ PostgreSQL: ``SELECT ... FOR UPDATE`` on the table row.
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,6 +27,20 @@ class Base(DeclarativeBase):
 db = SQLAlchemy(model_class=Base)
 
 _IMMEDIATE: contextvars.ContextVar[bool] = contextvars.ContextVar("immediate", default=False)
+#: SQLite has one writer at a time. The threads of one process queue for it here, woken as soon
+#: as the writer before them commits, instead of polling the database lock in SQLite's busy
+#: handler (sleeps of up to 100 ms each): under load that polling made write waits reach the
+#: busy timeout (bench/load.py, SQLite mode). Other processes still meet on the database lock.
+_sqlite_writer = threading.RLock()
+
+
+@contextmanager
+def _writer_turn() -> Iterator[None]:
+    if is_sqlite():
+        with _sqlite_writer:
+            yield
+    else:
+        yield
 
 
 def is_sqlite(engine: Engine | None = None) -> bool:
@@ -64,12 +79,13 @@ def write_transaction() -> Iterator[None]:
     db.session.rollback()
     token = _IMMEDIATE.set(True)
     try:
-        try:
-            yield
-            db.session.commit()
-        except BaseException:
-            db.session.rollback()
-            raise
+        with _writer_turn():
+            try:
+                yield
+                db.session.commit()
+            except BaseException:
+                db.session.rollback()
+                raise
     finally:
         _IMMEDIATE.reset(token)
 
@@ -86,16 +102,17 @@ def locked_table(table_id: str) -> Iterator[Any]:
     db.session.rollback()
     token = _IMMEDIATE.set(True)
     try:
-        stmt = select(Table).where(Table.id == table_id)
-        if not is_sqlite():
-            stmt = stmt.with_for_update()
-        stmt = stmt.execution_options(populate_existing=True)
-        table = db.session.execute(stmt).scalar_one_or_none()
-        try:
-            yield table
-            db.session.commit()
-        except BaseException:
-            db.session.rollback()
-            raise
+        with _writer_turn():
+            stmt = select(Table).where(Table.id == table_id)
+            if not is_sqlite():
+                stmt = stmt.with_for_update()
+            stmt = stmt.execution_options(populate_existing=True)
+            table = db.session.execute(stmt).scalar_one_or_none()
+            try:
+                yield table
+                db.session.commit()
+            except BaseException:
+                db.session.rollback()
+                raise
     finally:
         _IMMEDIATE.reset(token)
