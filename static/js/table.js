@@ -399,8 +399,15 @@ function renderLobby() {
   const lobby = t.status === 'lobby';
   els.lobby.hidden = !lobby;
   els.center.hidden = lobby;
-  if (!lobby) return;
+  if (!lobby) { els.lobby.dataset.key = ''; return; }
   const m = me();
+  // Rebuild only when something shown changed, keeping what a newcomer is typing and the focus.
+  const key = JSON.stringify([t.seats, m, t.robot_level, t.name]);
+  if (els.lobby.dataset.key === key) return;
+  els.lobby.dataset.key = key;
+  const typing = $('#sit-name');
+  const typed = typing ? typing.value : null;
+  const focusId = els.lobby.contains(document.activeElement) ? document.activeElement.id : '';
   const url = `${location.origin}/t/${TABLE_ID}`;
   const parts = [h('h2', null, 'Antes de empezar')];
   const linkRow = h('div.link-row', null,
@@ -453,6 +460,9 @@ function renderLobby() {
     parts.push(h('p.lobby-sub', null, `Esperando a que ${host ? host.name : 'quien arma la mesa'} empiece la partida.`));
   }
   els.lobby.replaceChildren(h('div.lobby-card', null, parts));
+  const input = $('#sit-name');
+  if (input && typed != null) input.value = typed;
+  if (focusId) { const again = document.getElementById(focusId); if (again) again.focus(); }
 }
 
 const ARROWS = { left: '←', right: '→', across: '↑' };
@@ -571,7 +581,10 @@ function renderActions() {
   if (seated && t.status !== 'lobby') {
     btns.push(h('button.btn.btn-ghost.btn-leave', { type: 'button', id: 'leave-btn', onclick: confirmLeave }, 'ABANDONAR'));
   }
+  // Rebuilding must not take the keyboard focus away from the button that had it.
+  const had = els.actions.contains(document.activeElement) ? document.activeElement.id : '';
   els.actions.replaceChildren(...btns);
+  if (had) { const again = document.getElementById(had); if (again) again.focus(); }
   els.hintLine.textContent = line;
 }
 

@@ -54,13 +54,18 @@ def open_table(page: Page, base: str, *, name: str = "Ana", target: int = 50,
     return page.url.split("?")[0]
 
 
+def add_robot(page: Page) -> None:
+    """The host's AGREGAR ROBOT on the first free seat; waits until that seat is taken."""
+    empty = ".lobby-seat[data-kind='empty']"
+    n = page.locator(empty).count()
+    page.locator(f"{empty} button", has_text="AGREGAR ROBOT").first.click()
+    page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length < n",
+                           arg=[empty, n])
+
+
 def add_robots_and_start(page: Page, count: int = 3) -> None:
     for _ in range(count):
-        empty = page.locator(".lobby-seat[data-kind='empty'] button", has_text="AGREGAR ROBOT")
-        empty.first.click()
-        page.wait_for_function(
-            "n => document.querySelectorAll(\".lobby-seat[data-kind='empty']\").length <= n",
-            arg=3 - _ - 1 if count == 3 else 99)
+        add_robot(page)
     page.click("#start-btn")
     page.wait_for_selector("body[data-status='playing']")
 

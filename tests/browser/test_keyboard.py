@@ -106,7 +106,9 @@ PAD_JS = """() => {
   const pad = { id: 'test pad', index: 0, connected: true, mapping: 'standard', axes: [0, 0, 0, 0],
                 buttons: Array.from({ length: 17 }, () => ({ pressed: false, value: 0 })) };
   window.__pad = pad;
-  Object.defineProperty(navigator, 'getGamepads', { value: () => [pad], configurable: true });
+  window.__polls = 0;
+  Object.defineProperty(navigator, 'getGamepads', {
+    value: () => { window.__polls += 1; return [pad]; }, configurable: true });
   const ev = new Event('gamepadconnected');
   ev.gamepad = pad;
   window.dispatchEvent(ev);
@@ -114,8 +116,9 @@ PAD_JS = """() => {
 
 
 def _pad(page: Page, button: int) -> None:
-    """Press and release one button of the pad, a few frames each."""
-    page.evaluate("b => { window.__pad.buttons[b] = { pressed: true, value: 1 }; }", button)
-    page.wait_for_timeout(80)
-    page.evaluate("b => { window.__pad.buttons[b] = { pressed: false, value: 0 }; }", button)
-    page.wait_for_timeout(80)
+    """Press and release one button of the pad, each held until the page has read the pad twice."""
+    for pressed in (True, False):
+        n = page.evaluate(
+            "([b, p]) => { window.__pad.buttons[b] = { pressed: p, value: p ? 1 : 0 };"
+            " return window.__polls; }", [button, pressed])
+        page.wait_for_function("n => window.__polls >= n + 2", arg=n)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from browserkit import (
     Watch,
+    add_robot,
     add_robots_and_start,
     cards_in,
     check_layout,
@@ -51,13 +52,12 @@ def test_lobby_screens_menu_and_weight(server: str, browser: Browser) -> None:
     guest.wait_for_selector("body[data-seat='1']")
     assert "Esperando a que Ana empiece" in guest.inner_text("#lobby")
     for _ in range(2):
-        host.locator(".lobby-seat[data-kind='empty'] button").first.click()
-        host.wait_for_timeout(300)
+        add_robot(host)
     host.wait_for_selector("#start-btn:not([disabled])")
     # QUITAR frees a robot's seat again, then AGREGAR ROBOT fills it.
     host.locator(".lobby-seat[data-kind='robot'] button", has_text="QUITAR").first.click()
     host.wait_for_selector("#start-btn[disabled]")
-    host.locator(".lobby-seat[data-kind='empty'] button").first.click()
+    add_robot(host)
     host.wait_for_selector("#start-btn:not([disabled])")
 
     spectator = watch.attach(new_context(browser, 390, 844).new_page())

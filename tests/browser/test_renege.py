@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browserkit import Watch, click_card, new_context, open_table, pass_three, shot
+from browserkit import Watch, add_robot, click_card, new_context, open_table, pass_three, shot
 from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.browser
@@ -44,8 +44,7 @@ def test_true_and_false_accusations(server: str, browser: Browser) -> None:
     guest.click(".sit-form button[type=submit]")
     guest.wait_for_selector("body[data-seat='1']")
     for _ in range(2):
-        host.locator(".lobby-seat[data-kind='empty'] button").first.click()
-        host.wait_for_timeout(300)
+        add_robot(host)
     host.wait_for_selector("#start-btn:not([disabled])")
     host.click("#start-btn")
     for page in (host, guest):
