@@ -526,7 +526,7 @@ def main() -> None:
                          "half Difícil)")
     ap.add_argument("--spectator-share", type=float, default=0.25)
     ap.add_argument("--web-workers", type=int, default=2)
-    ap.add_argument("--threads", type=int, default=600)
+    ap.add_argument("--threads", type=int, default=1000)
     ap.add_argument("--robot-procs", type=int, default=1)
     ap.add_argument("--robot-threads", type=int, default=4)
     ap.add_argument("--recheck", type=float, default=5.0,

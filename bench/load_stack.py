@@ -130,7 +130,7 @@ class Stack:
             or secrets.token_hex(32),
             "GUNICORN_BIND": f"127.0.0.1:{self.port}", "GUNICORN_WORKERS": str(web_workers),
             "GUNICORN_THREADS": str(threads), "ROBOT_THREADS": str(robot_threads),
-            "ROBOT_WORKER": "off", "SCHEDULER": "off", "PUSH_SENDER": "off",
+            "ROBOT_WORKER": "off", "SCHEDULER": "off",
             "RATELIMIT_KEY_PREFIX": "load" + secrets.token_hex(6),
             "PYTHONUNBUFFERED": "1",
         })

@@ -16,7 +16,12 @@ from flask import Flask
 
 CHANNEL = "corazones:tables"
 
-_cond = threading.Condition()
+_cond = threading.Condition()  # guards _seen, _conds and _waiting
+#: One condition per watched table (all on ``_cond``'s lock): a change wakes only that table's
+#: long-polls, not every waiting thread of the process (with hundreds of pages open, waking them
+#: all on each change cost more than the changes themselves: bench/load.py).
+_conds: dict[str, threading.Condition] = {}
+_waiting: dict[str, int] = {}
 _seen: dict[str, int] = {}
 _redis: Any = None
 _listener: threading.Thread | None = None
@@ -31,7 +36,9 @@ def _note(table_id: str, version: int) -> None:
             _seen[table_id] = version
         if len(_seen) > 10000:
             _seen.clear()
-        _cond.notify_all()
+        cond = _conds.get(table_id)
+        if cond is not None:
+            cond.notify_all()
 
 
 def publish(table_id: str, version: int) -> None:
@@ -89,11 +96,20 @@ def wait_for_version(
             return version
         end = time.monotonic() + min(recheck, remaining)
         with _cond:
-            while _seen.get(table_id, 0) == noted:  # wait for a new notice (never spin)
-                left = end - time.monotonic()
-                if left <= 0:
-                    break
-                _cond.wait(left)
+            cond = _conds.get(table_id)
+            if cond is None:
+                cond = _conds[table_id] = threading.Condition(_cond)
+            _waiting[table_id] = _waiting.get(table_id, 0) + 1
+            try:
+                while _seen.get(table_id, 0) == noted:  # wait for a new notice (never spin)
+                    left = end - time.monotonic()
+                    if left <= 0:
+                        break
+                    cond.wait(left)
+            finally:
+                _waiting[table_id] -= 1
+                if not _waiting[table_id]:
+                    del _waiting[table_id], _conds[table_id]
 
 
 def touch(table_id: str, who: str) -> None:

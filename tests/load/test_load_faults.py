@@ -74,13 +74,13 @@ ROBOT_MOVES_AFTER = """SELECT count(*) FROM actions a JOIN seats s
 def test_sigkill_of_the_web_server_and_robots_under_load_loses_nothing(stack):
     s, direct, _ = stack
     tables = [("humans", True), ("humans", False), ("facil", True), ("normal", False)]
-    h = play_in_background(s.url, tables, duration=22)
+    h = play_in_background(s.url, tables, duration=18)
     kills = []
-    for at in (5, 10, 15):
+    for at in (4, 8, 12):
         time.sleep(max(0.0, h.started + at - time.time()))
         s.kill_web(signal.SIGKILL)  # master and workers at once, mid-request
         kills.append(time.time())
-        if at == 10:
+        if at == 8:
             s.stop_robots(signal.SIGKILL)
             robots_killed = time.time()
             s.start_robots()
@@ -146,8 +146,8 @@ def test_database_unreachable_fails_clearly_applies_nothing_and_resumes(stack):
     assert host.act(tid, "start").status_code == 200
     before = host.state(tid)
     # clients keep playing at other tables while the database goes away for 3 s
-    h = play_in_background(s.url, [("humans", True), ("humans", False)], duration=14)
-    time.sleep(4)
+    h = play_in_background(s.url, [("humans", True), ("humans", False)], duration=12)
+    time.sleep(3)
     proxy.cut()
     try:
         aid = uuid.uuid4().hex
