@@ -96,6 +96,7 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
     since = [0] * 5
     public: list[set[str]] = [set() for _ in range(5)]
     stats = {"responses": 0, "accusations": 0, "reneges": 0, "hands": 0}
+    reneger: dict[str, int] = {}
 
     def look() -> list[dict[str, Any]]:
         game = server_game(app, tid)  # nobody acts while we look: no robot sits here
@@ -126,13 +127,21 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
         seat = rng.choice(actors)
         p = players[seat]
         mine = views[seat]
-        if renege == "permitido" and mine["can_accuse"] and rng.random() < 0.03:
-            accused = rng.choice([s for s in range(4) if s != seat])
+        culprit = reneger.get("seat")
+        if renege == "permitido" and mine["can_accuse"] and (
+                (culprit is not None and culprit != seat and not stats["accusations"])
+                or rng.random() < 0.03):
+            # the first renege is always called out (a true ruling); then, now and then, anyone
+            accused = culprit if culprit not in (None, seat) else rng.choice(
+                [s for s in range(4) if s != seat])
             r = p.act(tid, "accuse", accused=accused)
             stats["accusations"] += 1
-        elif phase == "playing" and mine["renege_cards"] and rng.random() < 0.3:
+            reneger.clear()
+        elif phase == "playing" and mine["renege_cards"] and (
+                not stats["reneges"] or rng.random() < 0.3):
             r = p.act(tid, "play", card=rng.choice(mine["renege_cards"]))
             stats["reneges"] += 1
+            reneger["seat"] = seat
         else:
             action = robots.decide(mine, "facil", rng)
             r = p.act(tid, action.pop("type"), **action)
@@ -147,6 +156,6 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
 def test_no_hidden_card_reaches_any_viewer(app, renege):
     stats = play_game(app, renege, seed=7 if renege == "impedido" else 11)
     assert stats["hands"] >= 1
-    assert stats["responses"] > 200
+    assert stats["responses"] > 50
     if renege == "permitido":
-        assert stats["reneges"] + stats["accusations"] > 0
+        assert stats["reneges"] > 0 and stats["accusations"] > 0
