@@ -186,10 +186,12 @@ class Server:
         )
         import requests
 
-        end = time.monotonic() + 20
+        end = time.monotonic() + 90  # a loaded CI machine starts Python slowly
         while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError("server exited at start")
             try:
-                requests.get(self.url + "/api/csrf", timeout=1)
+                requests.get(self.url + "/api/csrf", timeout=5)
                 return self
             except requests.ConnectionError:
                 time.sleep(0.05)
@@ -241,11 +243,11 @@ class HttpPlayer:
 
         self.base = base
         self.s = requests.Session()
-        self.csrf = self.s.get(base + "/api/csrf", timeout=10).json()["csrf_token"]
+        self.csrf = self.s.get(base + "/api/csrf", timeout=60).json()["csrf_token"]
 
     def post(self, path: str, body: Any) -> Any:
         return self.s.post(self.base + path, json=body, headers={"X-CSRFToken": self.csrf},
-                           timeout=30)
+                           timeout=60)
 
     def act(self, table_id: str, kind: str, **fields: Any) -> Any:
         body = {"type": kind, "action_id": fields.pop("action_id", uuid.uuid4().hex)}
@@ -253,4 +255,4 @@ class HttpPlayer:
         return self.post(f"/api/tables/{table_id}/actions", body)
 
     def state(self, table_id: str) -> dict[str, Any]:
-        return dict(self.s.get(f"{self.base}/api/tables/{table_id}", timeout=10).json()["state"])
+        return dict(self.s.get(f"{self.base}/api/tables/{table_id}", timeout=60).json()["state"])
