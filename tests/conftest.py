@@ -256,3 +256,13 @@ class HttpPlayer:
 
     def state(self, table_id: str) -> dict[str, Any]:
         return dict(self.s.get(f"{self.base}/api/tables/{table_id}", timeout=60).json()["state"])
+
+
+@pytest.fixture(scope="session")
+def playwright_session() -> Iterator[Any]:
+    """One Playwright for the whole run: its sync API refuses to start a second one while the
+    first is open, so every browser test launches Chromium from this."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p

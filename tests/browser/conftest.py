@@ -10,11 +10,12 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
 from browserkit import ARGS, CHROMIUM, ROOT
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 
 def _free_port() -> int:
@@ -60,10 +61,9 @@ def server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
+def browser(playwright_session: Any) -> Iterator[Browser]:
+    b = playwright_session.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    yield b
+    b.close()
 
 

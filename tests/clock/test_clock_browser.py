@@ -7,12 +7,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
 from browserkit import ARGS, CHROMIUM, Watch, new_context, pass_three, shot  # noqa: E402
-from playwright.sync_api import Browser, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -21,11 +22,10 @@ ENV = {"CLOCK_LIVE_GRACE_PASS": "4", "CLOCK_LIVE_GRACE": "4", "CLOCK_LIVE_RESERV
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
+def chromium(playwright_session: Any) -> Iterator[Browser]:
+    b = playwright_session.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    yield b
+    b.close()
 
 
 def test_countdown_standin_and_the_seat_comes_back(server_factory, chromium: Browser) -> None:

@@ -6,12 +6,12 @@ real server through the local push service; we decrypt it and hand it to the wor
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from typing import Any
 
 import pytest
-from playwright.sync_api import sync_playwright
 from pushkit import (  # noqa: F401 - the fixture is used by name
     PushService,
     Subscriber,
@@ -35,7 +35,7 @@ def _notifications(page: Any) -> list[dict[str, Any]]:
 
 @pytest.mark.browser
 def test_service_worker_shows_the_push_and_opens_the_table(
-        push_service: PushService, server_factory: Any) -> None:
+        push_service: PushService, server_factory: Any, playwright_session: Any) -> None:
     srv = server_factory(PUSH_INSECURE_ENDPOINTS="1", PUSH_SWEEP="0.3", ROBOT_DELAY="0")
     base = srv.url
     ana, beto = root.HttpPlayer(base), root.HttpPlayer(base)
@@ -51,7 +51,7 @@ def test_service_worker_shows_the_push_and_opens_the_table(
     (received,) = push_service.wait_for(sub.path)
     payload = sub.decrypt(received)
 
-    with sync_playwright() as pw:
+    with contextlib.nullcontext(playwright_session) as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
             context = browser.new_context(locale="es-ES")
@@ -130,7 +130,7 @@ IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/60
 
 @pytest.mark.browser
 def test_table_page_offers_notices_and_explains_the_iphone_home_screen(
-        server_factory: Any) -> None:
+        server_factory: Any, playwright_session: Any) -> None:
     srv = server_factory(PUSH_INSECURE_ENDPOINTS="1", ROBOT_DELAY="0")
     base = srv.url
     ana, beto = root.HttpPlayer(base), root.HttpPlayer(base)
@@ -139,7 +139,7 @@ def test_table_page_offers_notices_and_explains_the_iphone_home_screen(
     links = {"desktop": ana.state(tid)["me"]["seat_link"],
              "iphone": beto.state(tid)["me"]["seat_link"]}
 
-    with sync_playwright() as pw:
+    with contextlib.nullcontext(playwright_session) as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
             for kind, link in links.items():
