@@ -427,8 +427,15 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
     env = {"RATELIMIT_CREATE": "1000000 per minute", "RATELIMIT_CHAT": "1000000 per minute",
            "POLL_TIMEOUT": "25", "POLL_RECHECK": str(args.recheck),
            "ROBOT_SWEEP": "1", "GUNICORN_ACCESSLOG": str(tmp / "access.log")}
-    stack = Stack(url, tmp, web_workers=args.web_workers, threads=args.threads,
-                  robot_procs=args.robot_procs, robot_threads=args.robot_threads, env=env)
+    if mode == "sqlite" and args.sqlite_shape == "single":
+        # SQLite's shape: one process holds the one writer (robots and scheduler in threads), so
+        # every writer queues on the process's lock instead of SQLite's sleeping busy handler.
+        env.update({"ROBOT_WORKER": "thread", "SCHEDULER": "inprocess"})
+        stack = Stack(url, tmp, web_workers=1, threads=args.threads * args.web_workers,
+                      robot_procs=0, robot_threads=args.robot_threads, scheduler=False, env=env)
+    else:
+        stack = Stack(url, tmp, web_workers=args.web_workers, threads=args.threads,
+                      robot_procs=args.robot_procs, robot_threads=args.robot_threads, env=env)
     try:
         stack.start()
         floor = asyncio.run(_floor(stack.url, args.floor_seconds, 16))
@@ -526,6 +533,9 @@ def main() -> None:
                          "half Difícil)")
     ap.add_argument("--spectator-share", type=float, default=0.25)
     ap.add_argument("--web-workers", type=int, default=2)
+    ap.add_argument("--sqlite-shape", choices=("single", "multi"), default="single",
+                    help="SQLite mode: one process with robot and scheduler threads (single), "
+                         "or the PostgreSQL mode's processes (multi)")
     ap.add_argument("--threads", type=int, default=1000)
     ap.add_argument("--robot-procs", type=int, default=1)
     ap.add_argument("--robot-threads", type=int, default=4)
