@@ -533,9 +533,9 @@ def main() -> None:
                          "half Difícil)")
     ap.add_argument("--spectator-share", type=float, default=0.25)
     ap.add_argument("--web-workers", type=int, default=2)
-    ap.add_argument("--sqlite-shape", choices=("single", "multi"), default="single",
-                    help="SQLite mode: one process with robot and scheduler threads (single), "
-                         "or the PostgreSQL mode's processes (multi)")
+    ap.add_argument("--sqlite-shape", choices=("single", "multi"), default="multi",
+                    help="SQLite mode: the PostgreSQL mode's processes (multi), or one process "
+                         "with robot and scheduler threads (single: slower, robots starve)")
     ap.add_argument("--threads", type=int, default=1000)
     ap.add_argument("--robot-procs", type=int, default=1)
     ap.add_argument("--robot-threads", type=int, default=4)

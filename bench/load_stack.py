@@ -152,7 +152,8 @@ class Stack:
         return [str(BIN / "flask"), "--app", "app", *args]
 
     def setup(self) -> None:
-        subprocess.run(self.flask("setup"), cwd=ROOT, env=self.env, check=True,
+        env = {**self.env, "ROBOT_WORKER": "off", "SCHEDULER": "off"}  # migrations only
+        subprocess.run(self.flask("setup"), cwd=ROOT, env=env, check=True,
                        stdout=subprocess.DEVNULL)
 
     def start_web(self, timeout: float = 60.0) -> None:
