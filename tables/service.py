@@ -64,11 +64,12 @@ LOBBY_TYPES = ("sit", "add_robot", "remove_robot", "start", "leave", "reissue_li
 GAME_TYPES = ("choose_pass", "confirm_pass", "play", "accuse", "close_count")
 SOCIAL_TYPES = ("chat", "taunt", "rematch")
 SETTING_TYPES = ("set_level", "set_deck")
-CLOCK_TYPES = ("standin",)  # issue 8, tables/clock.py
+CLOCK_TYPES = ("standin", "come_back")  # issue 8, tables/clock.py
 ACTION_TYPES: tuple[str, ...] = (LOBBY_TYPES + GAME_TYPES + SOCIAL_TYPES + SETTING_TYPES
                                  + CLOCK_TYPES)
 #: Types whose outcome cannot depend on what changed since the client's version.
-NO_STALE_CHECK = frozenset({"choose_pass", "confirm_pass", "chat", "taunt", "leave", "set_deck"})
+NO_STALE_CHECK = frozenset({"choose_pass", "confirm_pass", "chat", "taunt", "leave", "set_deck",
+                            "come_back"})
 #: Log entry types that do not change the table's state (the stale check ignores them).
 SOCIAL_LOG = frozenset({"chat", "taunt"})
 
@@ -358,12 +359,6 @@ def read_state(
     if table is None:
         raise ServiceError(404, *NOT_FOUND)
     seats = load_seats(table_id)
-    mine = seat_of_device(seats, device_id)
-    if since is None and mine is not None and mine.standin:
-        from .clock import take_back  # a visit: the person takes their seat back (issue 8)
-
-        if take_back(table_id, mine.device_id or 0):
-            return read_state(table_id, device_id, since, present)
     game = load_game(table)
     state = build_state(table, seats, game, device_id, present)
     out: dict[str, Any] = {"state": state}
@@ -795,6 +790,13 @@ def h_standin(ctx: Ctx, body: Mapping[str, Any]) -> None:
     standin(ctx, body)
 
 
+def h_come_back(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    """The person is back (issue 8): ``perform`` already gave the seat back before this handler,
+    as it does for any action of a stood-in person; alone it says so, or that nothing changed."""
+    if not any(r.type == "take_back" for r in ctx.rows):
+        raise ServiceError(409, "not_standin", "Ningún robot está jugando por ti")
+
+
 def h_set_deck(ctx: Ctx, body: Mapping[str, Any]) -> None:
     if ctx.robot_seat is not None or ctx.device_id is None:
         raise ServiceError(403, "no_device", "Tu dispositivo no está identificado")
@@ -815,6 +817,7 @@ HANDLERS: dict[str, Callable[[Ctx, Mapping[str, Any]], None]] = {
     "leave": h_leave, "reissue_link": h_reissue_link, "choose_pass": h_choose_pass,
     "confirm_pass": h_confirm_pass, "play": h_play, "accuse": h_accuse,
     "close_count": h_close_count, "chat": h_chat, "taunt": h_taunt, "rematch": h_rematch,
+    "come_back": h_come_back,
     "set_level": h_set_level, "set_deck": h_set_deck, "standin": h_standin,
 }
 assert set(HANDLERS) == set(ACTION_TYPES)

@@ -3,7 +3,6 @@
 // person reads, the pace in the lobby, the top bar and the menu, and a vacant seat to sit in.
 // The server is the authority (state.table.clock, docs/API.md «El reloj»): this only counts down
 // from the server's `now`, never from the device's clock alone.
-import { getJSON } from './api.js';
 import { h, store } from './util.js';
 
 const C = {
@@ -93,10 +92,26 @@ function standin(seat) {
 // Opening the table's state (not the long-poll) is a visit: the server gives the seat back and
 // the page's poll brings the new state.
 function comeBack() {
-  if (C.busy || !C.state) return;
+  if (C.busy || !C.state || !C.api) return;
   C.busy = true;
-  getJSON(`/api/tables/${C.state.table.id}`).catch(() => {}).finally(() => { C.busy = false; });
+  Promise.resolve(C.api.act('come_back', {})).catch(() => {}).finally(() => { C.busy = false; });
 }
+
+// A visit is the page opening, or coming back into view: then a person whose seat a stand-in
+// plays takes it back (action come_back; a GET changes nothing). A page left open whose long-poll
+// shows the stand-in starting is no visit.
+let visited = false;
+function maybeVisit(st) {
+  if (visited || document.visibilityState !== 'visible' || !st.me || st.me.seat == null) return;
+  visited = true;
+  const info = (st.table.seats || [])[st.me.seat] || {};
+  if (info.standin) comeBack();
+}
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState !== 'visible') return;
+  visited = false;
+  if (C.state) maybeVisit(C.state);
+});
 
 function renderSeatBadges() {
   const st = C.state;
@@ -212,6 +227,7 @@ export function renderClock(st, api) {
   const clock = clockOf(st);
   if (clock && clock.now && st !== C.state) C.offset = parse(clock.now) - Date.now();
   C.state = st;
+  maybeVisit(st);
   document.body.dataset.pace = st.table.pace || '';
   renderSeatBadges();
   renderLobbyPace();

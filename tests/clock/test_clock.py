@@ -242,7 +242,10 @@ def test_standin_plays_legal_cards_only_while_standing_in_and_the_seat_returns(c
     assert checked >= 4 and len(plays) >= 3  # the pass and at least three cards
     # a long-poll from Beto's open page is no visit: the stand-in keeps the seat
     assert poll(beto, tid)["table"]["seats"][1]["standin"]
-    # Beto opens the page: the seat is his again, with a summary only he sees
+    # a GET changes nothing, not even for the absent person
+    assert beto.state(tid)["table"]["seats"][1]["standin"]
+    # Beto opens the page (it sends come_back): the seat is his again, with a summary only he sees
+    beto.act(tid, "come_back")
     st = beto.state(tid)
     assert not st["table"]["seats"][1]["standin"] and st["table"]["seats"][1]["label"] == "Beto"
     summary = st["me"]["standin_summary"]
@@ -254,6 +257,8 @@ def test_standin_plays_legal_cards_only_while_standing_in_and_the_seat_returns(c
     assert ana.state(tid)["me"]["standin_summary"] is None
     assert Player(capp).state(tid)["me"].get("standin_summary") is None
     assert count(capp, tid, "take_back", seat=1) == 1
+    r = beto.act(tid, "come_back", expect=409)  # nothing to take back twice
+    assert r.get_json()["error"] == "not_standin"
     # from now the stand-in never acts for Beto: his next decision waits for him
     with capp.app_context():
         v_back = db.session.query(Action).filter_by(table_id=tid, type="take_back").one().version
