@@ -111,7 +111,7 @@ class Seat:
             ms = (time.monotonic() - t0) * 1000
             if status == 200:
                 if measure:
-                    self.run.latency[self.kind].append(ms)
+                    self.run.latency[self.kind].append((time.time(), ms))
                 self.run.acked.append((self.tid, body["action_id"], body["type"]))
                 self.state = data["state"]
                 self.scan(data)
@@ -227,7 +227,7 @@ class Run:
         self.think = think
         self.rng = random.Random(seed)
         self.stopping = False
-        self.latency: dict[str, list[float]] = defaultdict(list)
+        self.latency: dict[str, list[tuple[float, float]]] = defaultdict(list)
         self.deliveries: list[tuple[str, int, float, float]] = []
         self.acked: list[tuple[str, str, str]] = []
         self.seen: list[tuple[str, int | None, int, str]] = []
@@ -286,7 +286,7 @@ class Run:
 
 
 async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
-                   think: tuple[float, float], seed: int) -> dict[str, Any]:
+                   think: tuple[float, float], seed: int, barrier: Any = None) -> dict[str, Any]:
     import aiohttp
 
     run = Run(url, think, seed)
@@ -302,6 +302,8 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
                 run.error(f"table set-up failed: {err!r}"[:200])
 
     await asyncio.gather(*(make(s) for s in specs))
+    if barrier is not None:  # every client process starts playing at the same moment
+        await asyncio.get_running_loop().run_in_executor(None, barrier.wait)
     start_wall = time.time()
     tasks = [asyncio.create_task(s.watch_loop() if s.kind == "spectator" else s.play_loop())
              for s in all_seats]
@@ -323,9 +325,9 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
 
 
 def _client_process(url: str, specs: list[tuple[str, bool]], duration: float,
-                    think: tuple[float, float], seed: int, out: Any) -> None:
+                    think: tuple[float, float], seed: int, out: Any, barrier: Any) -> None:
     try:
-        out.put(asyncio.run(_clients(url, specs, duration, think, seed)))
+        out.put(asyncio.run(_clients(url, specs, duration, think, seed, barrier)))
     except BaseException as err:  # the parent must hear of it, not wait forever
         out.put({"fatal": repr(err)})
         raise
@@ -442,11 +444,14 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         print(f"[{mode}] floor: {floor:.0f} requests/s on GET /api/csrf", flush=True)
         specs = table_specs(args.tables, args.robots_share, args.spectator_share)
         parts = [specs[i::args.clients] for i in range(args.clients)]
-        queue: Any = mp.get_context("fork").Queue()
-        procs = [mp.get_context("fork").Process(
+        ctx = mp.get_context("fork")
+        queue: Any = ctx.Queue()
+        parts = [part for part in parts if part]
+        barrier = ctx.Barrier(len(parts))
+        procs = [ctx.Process(
             target=_client_process,
             args=(stack.url, part, args.duration, (args.think_min, args.think_max),
-                  args.seed + i, queue)) for i, part in enumerate(parts) if part]
+                  args.seed + i, queue, barrier)) for i, part in enumerate(parts)]
         cpu0 = stack.cpu()
         t0 = time.time()
         for p in procs:
@@ -477,7 +482,8 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
             if at is None or started > at or not start <= at <= end:
                 continue  # only pages that were waiting when the change was made
             delays.setdefault(tables[tid], []).append((got - at) * 1000)
-    latency = {k: [x for r in results for x in r["latency"].get(k, [])] for k in HUMAN_KINDS}
+    latency = {k: [ms for r in results for at, ms in r["latency"].get(k, []) if start <= at <= end]
+               for k in HUMAN_KINDS}
     all_lat = [x for v in latency.values() for x in v]
     all_delays = [x for v in delays.values() for x in v]
     errors = [e for r in results for e in r["errors"]]
