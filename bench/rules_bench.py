@@ -41,8 +41,14 @@ OPENSPIEL_PARAMS = {
 OPENSPIEL_DIR = (1, 3, 2, 0)
 
 
-def ours_hands(n: int, seed: int, game_class: Callable[[Options], Any] = Game) -> int:
-    """Play ``n`` random hands with our engine; return a checksum of the scores."""
+def ours_hands(
+    n: int, seed: int, game_class: Callable[[Options], Any] = Game, playout: bool = False
+) -> int:
+    """Play ``n`` random hands with our engine; return a checksum of the scores.
+
+    With ``playout`` the 52 cards go through ``Game.finish_hand_randomly``: the same rules and the
+    same choices (a test checks the games are identical) without building per-card events; it is
+    the path the robots' rollouts take. OpenSpiel has no such call from Python."""
     rng = random.Random(seed)
     shuffle, sample, random_ = rng.shuffle, rng.sample, rng.random
     deck = list(DECK)
@@ -58,11 +64,14 @@ def ours_hands(n: int, seed: int, game_class: Callable[[Options], Any] = Game) -
             hands = game.hands
             for seat in range(4):
                 game.confirm_pass(seat, [DECK[c] for c in sample(bits(hands[seat]), 3)])
-        play, legal_mask = game.play_index, game.legal_mask
-        for _ in range(52):
-            seat = game.turn
-            cards = bits(legal_mask(seat))
-            play(seat, cards[int(random_() * len(cards))])
+        if playout:
+            game.finish_hand_randomly(rng)
+        else:
+            play, legal_mask = game.play_index, game.legal_mask
+            for _ in range(52):
+                seat = game.turn
+                cards = bits(legal_mask(seat))
+                play(seat, cards[int(random_() * len(cards))])
         assert game.phase == "counting"
         checksum += game.hand_scores[0] if game.hand_scores else 0
         game.close_count(0)
@@ -114,28 +123,8 @@ class _StubGame:
 
 
 def ours_playout_hands(n: int, seed: int) -> int:
-    """Random hands through ``Game.finish_hand_randomly``: the same rules and the same choices as
-    :func:`ours_hands` (a test checks the games are identical), without building per-card events;
-    it is the path the robots' rollouts take. OpenSpiel has no such call from Python."""
-    rng = random.Random(seed)
-    shuffle, sample = rng.shuffle, rng.sample
-    deck = list(DECK)
-    options = Options(target=100)
-    game = Game(options)
-    checksum = 0
-    for _ in range(n):
-        if game.phase == "game_over":
-            game = Game(options)
-        shuffle(deck)
-        game.deal(deck)
-        if game.phase == "passing":
-            hands = game.hands
-            for seat in range(4):
-                game.confirm_pass(seat, [DECK[c] for c in sample(bits(hands[seat]), 3)])
-        game.finish_hand_randomly(rng)
-        checksum += game.hand_scores[0] if game.hand_scores else 0
-        game.close_count(0)
-    return checksum
+    """:func:`ours_hands` through ``Game.finish_hand_randomly``."""
+    return ours_hands(n, seed, playout=True)
 
 
 def stub_hands(n: int, seed: int) -> int:
