@@ -117,8 +117,15 @@ def test_turn_push_is_encrypted_signed_and_names_the_table(
     st = beto.state(tid)
     last = beto.client.get(f"/api/tables/{tid}?since={st['version'] - 1}").get_json()["log"][-1]
     with papp.app_context():
-        turn = root.wait_until(lambda: db.session.execute(select(PushTurn).where(
-            PushTurn.table_id == tid, PushTurn.turn_key == key2)).scalar_one_or_none(), 10)
+
+        def turn_row() -> Any:
+            row = db.session.execute(select(PushTurn).where(
+                PushTurn.table_id == tid, PushTurn.turn_key == key2)).scalar_one_or_none()
+            if row is None:
+                db.session.rollback()  # a fresh snapshot on the next try (SQLite WAL keeps one)
+            return row
+
+        turn = root.wait_until(turn_row, 10)
         # Beto may have won the trick he closed: then his own card began this turn.
         assert turn.first == ("own_action" if last["seat"] == 1 else "visible")
         db.session.rollback()
