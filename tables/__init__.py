@@ -65,6 +65,8 @@ def init_app(app: Flask) -> None:
     from .routes import bp
 
     app.session_interface = _Sessions()
+    # '/api/tables//poll' (an empty or stripped id) is a JSON 404, not a redirect to another route
+    app.url_map.merge_slashes = False
     init_db(app)
     migrate.init_app(app, db, directory=app.config.get("MIGRATIONS_DIR", "migrations"))
     csrf.init_app(app)

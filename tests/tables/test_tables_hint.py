@@ -52,3 +52,13 @@ def test_hint_is_for_seated_players_only(app: Any) -> None:
     assert "Solo quien juega" in r.get_json()["message"]
     r = stranger.client.get("/api/tables/nope/hint")
     assert r.status_code == 404
+
+
+def test_an_empty_or_stripped_table_id_is_a_json_404_not_a_redirect(app: Any) -> None:
+    # werkzeug strips a raw newline; with merged slashes '/api/tables//poll' redirected (308) to
+    # '/api/tables/poll', an HTML answer on the API (found by the OpenAPI fuzz)
+    client = Player(app).client
+    for url in ("/api/tables/\n/hint", "/api/tables/\n/poll", "/api/tables//poll"):
+        r = client.get(url)
+        assert r.status_code == 404 and r.is_json, (url, r.status_code)
+        assert r.get_json()["error"] == "not_found"
