@@ -654,6 +654,10 @@ function renderHand() {
     el.classList.toggle('playable', playing && legal.has(c));
     el.classList.toggle('dimmed', playing && !legal.has(c));
     el.classList.toggle('received', received.has(c));
+    // A real element (not ::after) so that it can lie along the card's visible strip.
+    const tag = el.querySelector(':scope > .tag');
+    if (received.has(c) && !tag) el.append(h('span.tag', { 'aria-hidden': 'true' }, 'recibida'));
+    else if (!received.has(c) && tag) tag.remove();
     el.classList.toggle('renege', playing && (v.renege_cards || []).includes(c));
     el.classList.toggle('outgoing', v.phase === 'passing' && v.pass_confirmed[mySeat()] && (v.passed || []).includes(c));
     el.setAttribute('aria-pressed', sel ? 'true' : 'false');
@@ -684,6 +688,10 @@ function layoutHand() {
     el.style.marginLeft = i ? `${Math.round(step - cw)}px` : '0px';
     el.style.zIndex = String(i + 1);
   });
+  // The «recibida» tags run up the card's edge when the visible strip is too narrow for them.
+  els.hand.classList.remove('tight');
+  const tag = els.hand.querySelector('.card > .tag');
+  els.hand.classList.toggle('tight', n > 1 && !!tag && tag.offsetWidth + 8 > step);
 }
 
 function onCard(card) {
