@@ -61,6 +61,9 @@ const els = {
   menu: $('#menu'), menuBody: $('#menu-body'), modal: $('#modal'), modalTitle: $('#modal-title'),
   modalBody: $('#modal-body'), center: $('#center'),
 };
+// The toast shows over the top of the dock, right above the hand, where no seat name, trick card
+// or hand card is (app.css places it); in the lobby, at the bottom of the screen.
+$('#dock').prepend(els.toast);
 
 // ------------------------------------------------------------------ derived facts
 
