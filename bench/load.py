@@ -173,6 +173,8 @@ class Seat:
             await asyncio.sleep(0.5)
             return
         self.scan(data)
+        if "state" not in data:  # the time-out: nothing new (only the version)
+            return
         self.state = data["state"]
         for entry in data.get("log", []):
             self.run.deliveries.append((self.tid, entry["version"], started, got))

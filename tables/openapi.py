@@ -74,8 +74,9 @@ def _core_document() -> dict[str, Any]:
                 "summary": "Long-poll: waits for a version above `since`",
                 "parameters": [TABLE_ID, {"name": "since", "in": "query", "required": True,
                                           "schema": {"type": "integer", "minimum": 0}}],
-                "responses": {"200": _ok("state and the log entries after `since`",
-                                         "StateAndLog"),
+                "responses": {"200": _ok("state and the log entries after `since`; when nothing "
+                                         "changed before the time-out, only `version` and an "
+                                         "empty `log` (no `state`)", "StateAndLog"),
                               "400": _err("bad since"), "404": _err("no such table")}}},
             "/api/tables/{table_id}/actions": {"post": {
                 "summary": "One action (humans; robots use the same path in the server)",
@@ -108,6 +109,8 @@ def _core_document() -> dict[str, Any]:
                 "state": {"type": "object"}}},
             "StateAndLog": {"type": "object", "properties": {
                 "state": {"type": "object"},
+                "version": {"type": "integer", "description": "a poll's time-out: the table's "
+                            "version, nothing new"},
                 "log": {"type": "array", "items": {"type": "object"}}}},
             "Action": {"type": "object", "required": ["type"], "properties": {
                 "type": {"type": "string", "enum": list(ACTION_TYPES)},

@@ -245,26 +245,31 @@ def _since_arg(required: bool) -> int | None:
 
 @bp.get("/api/tables/<table_id>/poll")
 def api_poll(table_id: str) -> Response | tuple[Response, int]:
+    """Waits until the table's version passes ``since``; then the state and the log after it.
+    Nothing new before the time-out: only ``{"version", "log": []}`` (the page keeps its state)."""
     try:
         since = _since_arg(required=True) or 0
         device_id = current_device_id()
-        if db.session.get(Table, table_id) is None:
-            raise ServiceError(404, "not_found", "Esa mesa no existe o ya expiró")
-        db.session.rollback()
-        live.touch(table_id, presence_key())
+        t = Table.__table__
 
-        def read_version() -> int:
-            v = db.session.execute(
-                select(Table.version).where(Table.id == table_id)
-            ).scalar_one_or_none()
+        def read_version() -> int | None:
+            v = db.session.execute(select(t.c.version).where(t.c.id == table_id)).scalar()
             db.session.rollback()  # hold no snapshot (nor connection) while waiting
-            return int(v or 0)
+            return None if v is None else int(v)
 
-        cfg = current_app.config
-        live.wait_for_version(table_id, since, float(cfg["POLL_TIMEOUT"]),
-                              float(cfg["POLL_RECHECK"]), read_version)
+        version = read_version()
+        if version is None:
+            raise ServiceError(404, "not_found", "Esa mesa no existe o ya expiró")
+        live.touch(table_id, presence_key())
+        if version <= since:
+            cfg = current_app.config
+            version = live.wait_for_version(table_id, since, float(cfg["POLL_TIMEOUT"]),
+                                            float(cfg["POLL_RECHECK"]),
+                                            lambda: read_version() or 0)
+        if version <= since:
+            return jsonify({"version": version, "log": []})
         data = service.read_state(table_id, device_id, since=since,
-                                  present=_spectators(table_id))
+                                  present=_spectators(table_id), at_least=version)
     except ServiceError as err:
         return _error_response(err)
     return jsonify(data)

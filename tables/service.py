@@ -31,9 +31,9 @@ from rules import (
     RulesError,
     public_action,
     shuffled_deck,
-    view_for,
 )
 
+from . import snapshot
 from .db import db, locked_table, write_transaction
 from .errors import NOT_FOUND, ServiceError, bad_request
 from .models import Action, Seat, Table, Viewer, utcnow
@@ -252,19 +252,10 @@ def seat_json(s: Seat, table: Table) -> dict[str, Any]:
     }
 
 
-def chat_rows(table_id: str) -> list[dict[str, Any]]:
-    """The last ``CHAT_SHOWN`` chat lines and taunts (columns only: this runs on every read)."""
-    rows = db.session.execute(
-        select(Action.version, Action.seat, Action.type, Action.payload, Action.at)
-        .where(Action.table_id == table_id, Action.type.in_(SOCIAL_LOG))
-        .order_by(Action.version.desc())
-        .limit(CHAT_SHOWN)
-    ).all()
-    out = []
-    for version, seat, kind, p, at in reversed(rows):
-        out.append({"id": version, "seat": seat, "name": p.get("name", ""), "kind": kind,
-                    "text": p.get("text", ""), "at": iso(at)})
-    return out
+def chat_json(rows: list[Any]) -> list[dict[str, Any]]:
+    """The chat lines and taunts of a snapshot (its last ``CHAT_SHOWN`` social log rows)."""
+    return [{"id": r.version, "seat": r.seat, "name": r.payload.get("name", ""), "kind": r.type,
+             "text": r.payload.get("text", ""), "at": iso(r.at)} for r in rows]
 
 
 def viewer_deck(table: Table, device_id: int | None) -> str:
@@ -285,14 +276,16 @@ def count_spectators(seats: list[Seat], present: set[str] | None) -> int:
 
 
 def build_state(
-    table: Table, seats: list[Seat], game: Game | None, device_id: int | None,
-    present: set[str] | None = None,
+    snap: snapshot.Snapshot, device_id: int | None, present: set[str] | None = None,
 ) -> dict[str, Any]:
+    """The state one viewer gets, from the table's snapshot (one query: the viewer's deck)."""
+    table, seats, game = snap.table, snap.seats, snap.game
     me = seat_of_device(seats, device_id)
     my_seat = me.seat if me is not None else None
     is_host = device_id is not None and device_id == table.host_device_id
+    view = snap.view(my_seat)
     state: dict[str, Any] = {
-        "version": table.version,
+        "version": snap.version,
         "table": {
             "id": table.id,
             "name": table.name,
@@ -320,12 +313,12 @@ def build_state(
             if me is not None else None,
             "wants_rematch": bool(me.wants_rematch) if me is not None else False,
         },
-        "view": view_for(game, my_seat) if game is not None else None,
-        "chat": chat_rows(table.id),
+        "view": dict(view) if view is not None else None,
+        "chat": chat_json(snap.chat),
     }
     from .clock import add_to_state
 
-    add_to_state(state, table, seats, game, my_seat)
+    add_to_state(state, table, seats, game, my_seat, snap.pace, snap.clock)
     return state
 
 
@@ -338,33 +331,31 @@ def entry_for(row: Any, viewer: int | None) -> dict[str, Any]:
     return out
 
 
-def log_since(table: Table, since: int, viewer: int | None) -> list[dict[str, Any]]:
-    if since >= table.version:
-        return []
-    rows = db.session.execute(
-        select(Action.version, Action.type, Action.seat, Action.game_number, Action.payload,
-               Action.events, Action.at)
-        .where(Action.table_id == table.id, Action.version > max(since, table.version - LOG_MAX))
-        .order_by(Action.version)
-    ).all()
-    return [entry_for(r, viewer) for r in rows]
+def log_since(snap: snapshot.Snapshot, since: int, viewer: int | None) -> list[dict[str, Any]]:
+    return [entry_for(r, viewer) for r in snapshot.log_rows(snap, since, LOG_MAX)]
+
+
+def state_and_log(
+    snap: snapshot.Snapshot, device_id: int | None, since: int | None,
+    present: set[str] | None,
+) -> dict[str, Any]:
+    state = build_state(snap, device_id, present)
+    out: dict[str, Any] = {"state": state}
+    if since is not None:
+        out["log"] = log_since(snap, since, state["me"]["seat"])
+    return out
 
 
 def read_state(
     table_id: str, device_id: int | None, since: int | None = None,
-    present: set[str] | None = None,
+    present: set[str] | None = None, at_least: int | None = None,
 ) -> dict[str, Any]:
-    """``{"state", "log"}`` for this viewer, read outside any lock. ServiceError 404 if unknown."""
-    table = db.session.get(Table, table_id)
-    if table is None:
+    """``{"state", "log"}`` for this viewer, read outside any lock. ServiceError 404 if unknown.
+    ``at_least``: a version the caller knows is committed (saves reading the current one)."""
+    snap = snapshot.current(table_id, at_least)
+    if snap is None:
         raise ServiceError(404, *NOT_FOUND)
-    seats = load_seats(table_id)
-    game = load_game(table)
-    state = build_state(table, seats, game, device_id, present)
-    out: dict[str, Any] = {"state": state}
-    if since is not None:
-        out["log"] = log_since(table, since, state["me"]["seat"])
-    return out
+    return state_and_log(snap, device_id, since, present)
 
 
 # -------------------------------------------------------------------- creating a table
@@ -455,66 +446,95 @@ def perform(
     with locked_table(table_id) as table:
         if table is None:
             raise ServiceError(404, *NOT_FOUND)
-        seats = load_seats(table_id)
-        if action_id is not None:
-            first = db.session.execute(
-                select(Action.version, Action.device_id, Action.base_version, Action.type)
-                .where(Action.table_id == table_id, Action.action_id == action_id)
-                .order_by(Action.version)
-                .limit(1)
-            ).one_or_none()
-            if first is not None:
-                rebind = None
-                if first.device_id != device_id or robot_seat is not None:
-                    # A `sit` made this device's cookie; if its answer was lost, the retry comes
-                    # without it. The same long random action id proves it is the same browser.
-                    if (robot_seat is None and first.type == "sit" and kind == "sit"
-                            and len(action_id) >= PROOF_ID_LEN and first.device_id is not None
-                            and seat_of_device(seats, device_id) is None):
-                        rebind = device_id = first.device_id
-                    else:
-                        raise ServiceError(409, "action_id_reused",
-                                           "Ese identificador de acción ya se usó")
-                answer = None
-                if robot_seat is None:
-                    game = load_game(table)
-                    state = build_state(table, seats, game, device_id, present)
-                    base = first.base_version if first.base_version is not None \
-                        else first.version - 1
-                    answer = {"state": state, "log": log_since(table, base, state["me"]["seat"])}
-                return Outcome(table_id, table.version, answer, rebind)
-        before = table.version
-        if version is not None and kind not in NO_STALE_CHECK and version < table.state_version:
-            raise ServiceError(409, "stale",
-                               "La mesa cambió mientras decidías: mira cómo quedó",
-                               with_state=True)
-        ctx = Ctx(table, seats, load_game(table), device_id, action_id, version, robot_seat)
-        from . import clock
-
-        mine = ctx.me if robot_seat is None else None
-        if mine is not None and mine.standin:
-            clock.take_back_locked(ctx, mine)  # the person is back (issue 8)
-        HANDLERS[kind](ctx, body)
-        if ctx.game_changed and ctx.game is not None:
-            table.game_json = ctx.game.to_json()
-        table.robot_due = bool(due_robot_seats(table, seats, ctx.game))
-        if ctx.rows:
-            clock.sync_locked(table, seats, ctx.game)
-        if ctx.rows:
-            table.updated_at = utcnow()
-        db.session.flush()
-        answer = None
+        done = _perform_locked(table, kind, device_id, action_id, version, robot_seat, body)
+    if done.retry_base is not None:  # an action id applied before: the same answer, read now
         if robot_seat is None:
-            state = build_state(table, seats, ctx.game, device_id, present)
-            base = version if version is not None and version <= before else before
-            answer = {"state": state, "log": log_since(table, base, state["me"]["seat"])}
-        new_version = table.version
-        robot_due = table.robot_due
-        humans = humans_to_act(table, seats, ctx.game)
-        changed = bool(ctx.rows)
-    if changed:
-        after_commit(table_id, new_version, humans, robot_due)
-    return Outcome(table_id, new_version, answer)
+            done.outcome.answer = read_state(table_id, done.device_id, since=done.retry_base,
+                                             present=present, at_least=done.outcome.version)
+        return done.outcome
+    if done.snap is not None:
+        snapshot.store(table_id, done.snap)
+    if done.changed:
+        after_commit(table_id, done.outcome.version, done.humans, done.robot_due)
+    if robot_seat is None:  # the caller's answer is built after the commit, outside the lock
+        base = version if version is not None and version <= done.before else done.before
+        snap = done.snap or snapshot.current(table_id, done.outcome.version)
+        if snap is None:
+            raise ServiceError(404, *NOT_FOUND)
+        done.outcome.answer = state_and_log(snap, device_id, base, present)
+    return done.outcome
+
+
+@dataclass
+class _Done:
+    outcome: Outcome
+    before: int = 0
+    retry_base: int | None = None  # set: the action id was applied before (a retry)
+    device_id: int | None = None  # a retry's device (a rebound ``sit``)
+    snap: snapshot.Snapshot | None = None
+    changed: bool = False
+    humans: list[int] = field(default_factory=list)
+    robot_due: bool = False
+
+
+def _perform_locked(
+    table: Table, kind: str, device_id: int | None, action_id: str | None, version: int | None,
+    robot_seat: int | None, body: Mapping[str, Any],
+) -> _Done:
+    """The part of :func:`perform` that holds the table's lock: check, apply, log, flush."""
+    table_id = table.id
+    seats = load_seats(table_id)
+    if action_id is not None:
+        first = db.session.execute(
+            select(Action.version, Action.device_id, Action.base_version, Action.type)
+            .where(Action.table_id == table_id, Action.action_id == action_id)
+            .order_by(Action.version)
+            .limit(1)
+        ).one_or_none()
+        if first is not None:
+            rebind = None
+            if first.device_id != device_id or robot_seat is not None:
+                # A `sit` made this device's cookie; if its answer was lost, the retry comes
+                # without it. The same long random action id proves it is the same browser.
+                if (robot_seat is None and first.type == "sit" and kind == "sit"
+                        and len(action_id) >= PROOF_ID_LEN and first.device_id is not None
+                        and seat_of_device(seats, device_id) is None):
+                    rebind = device_id = first.device_id
+                else:
+                    raise ServiceError(409, "action_id_reused",
+                                       "Ese identificador de acción ya se usó")
+            base = first.base_version if first.base_version is not None else first.version - 1
+            return _Done(Outcome(table_id, table.version, None, rebind), retry_base=base,
+                         device_id=device_id)
+    before = table.version
+    if version is not None and kind not in NO_STALE_CHECK and version < table.state_version:
+        raise ServiceError(409, "stale",
+                           "La mesa cambió mientras decidías: mira cómo quedó",
+                           with_state=True)
+    ctx = Ctx(table, seats, load_game(table), device_id, action_id, version, robot_seat)
+    from . import clock
+
+    mine = ctx.me if robot_seat is None else None
+    if mine is not None and mine.standin:
+        clock.take_back_locked(ctx, mine)  # the person is back (issue 8)
+    HANDLERS[kind](ctx, body)
+    if ctx.game_changed and ctx.game is not None:
+        table.game_json = ctx.game.to_json()
+    table.robot_due = bool(due_robot_seats(table, seats, ctx.game))
+    done = _Done(Outcome(table_id, table.version, None), before=before)
+    if ctx.rows:
+        clock_state = clock.sync_locked(table, seats, ctx.game)
+        table.updated_at = utcnow()
+        db.session.flush()
+        # Kept once the commit succeeds; read before it (the commit expires the objects).
+        done.snap = snapshot.after_action(table, seats, ctx.game, clock_state, ctx.rows, before)
+        done.changed = True
+    else:
+        db.session.flush()
+    done.outcome.version = table.version
+    done.robot_due = table.robot_due
+    done.humans = humans_to_act(table, seats, ctx.game)
+    return done
 
 
 def after_commit(table_id: str, version: int, humans: list[int], robot_due: bool) -> None:

@@ -1,0 +1,242 @@
+"""What every viewer of a table shares at one version, kept per process (a *snapshot*).
+
+After each change the 4-5 pages of a table ask for its state at once. Reading the table, its seats,
+chat, clock rows and log once per page cost ~13 SQL statements each, and that (not the rules) was
+where the web processes' CPU went under load (docs/RELIABILITY.md). Now each process keeps the
+latest snapshot of each table it served: the action that made a version primes it from the objects
+it already holds (no query), a process that missed it loads it in a few column-only queries
+(extending the log and chat it had), and each page's state is built from it in memory; only the
+viewer's own deck choice is read per page.
+
+A snapshot is read-only once stored: the views, seats and log rows in it are shared by threads.
+Everything in it is labelled with the version it was read at; on PostgreSQL (READ COMMITTED) a load
+that saw the version move while reading is served once and not kept.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from sqlalchemy import select
+
+from rules import Game
+
+from .db import db, is_sqlite
+from .models import Action, Seat, Table
+
+TABLE_FIELDS = ("id", "name", "target", "renege", "deck", "robot_level", "hand_level", "status",
+                "game_number", "version", "state_version", "host_device_id", "robot_due")
+SEAT_FIELDS = ("seat", "kind", "name", "robot_name", "device_id", "left", "wants_rematch",
+               "link_gen", "standin", "vacant")
+CLOCK_FIELDS = ("seat", "turn_key", "started_at", "deadline", "expires_at", "reserve_key",
+                "reserve_left", "summary")
+LOG_FIELDS = ("version", "type", "seat", "game_number", "payload", "events", "at")
+#: Log rows kept per snapshot: a page that is behind by more reads the rest from the database.
+LOG_KEEP = 48
+#: Tables kept per process (least recently used first out).
+MAX_TABLES = 2000
+SOCIAL = ("chat", "taunt")
+
+
+@dataclass
+class Snapshot:
+    version: int
+    table: Any  # TABLE_FIELDS as attributes
+    seats: list[Any]  # SEAT_FIELDS as attributes, by seat
+    game: Game | None
+    pace: str | None  # the clock's pace id (None: the table has no clock row)
+    clock: dict[int, Any]  # seat -> CLOCK_FIELDS as attributes
+    chat: list[Any]  # the last CHAT_SHOWN social log rows, oldest first
+    log: list[Any]  # the last LOG_KEEP log rows, oldest first, ending at ``version``
+    _views: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def view(self, seat: int | None) -> dict[str, Any] | None:
+        """``rules.view_for`` of this version for ``seat``, computed once (do not mutate it)."""
+        if self.game is None:
+            return None
+        got = self._views.get(seat)
+        if got is None:
+            from rules import view_for
+
+            got = view_for(self.game, seat)
+            with self._lock:
+                self._views.setdefault(seat, got)
+        return got
+
+
+_cache: OrderedDict[str, Snapshot] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _copy(obj: Any, names: Iterable[str]) -> SimpleNamespace:
+    return SimpleNamespace(**{n: getattr(obj, n) for n in names})
+
+
+def cached(table_id: str) -> Snapshot | None:
+    with _cache_lock:
+        snap = _cache.get(table_id)
+        if snap is not None:
+            _cache.move_to_end(table_id)
+        return snap
+
+
+def store(table_id: str, snap: Snapshot) -> None:
+    """Keep ``snap`` unless a newer version of the table is kept already."""
+    with _cache_lock:
+        old = _cache.get(table_id)
+        if old is not None and old.version >= snap.version:
+            return
+        _cache[table_id] = snap
+        _cache.move_to_end(table_id)
+        while len(_cache) > MAX_TABLES:
+            _cache.popitem(last=False)
+
+
+def forget(table_id: str | None = None) -> None:
+    """Drop one table's snapshot (or all): e.g. after rows were changed behind the action path."""
+    with _cache_lock:
+        if table_id is None:
+            _cache.clear()
+        else:
+            _cache.pop(table_id, None)
+
+
+def _chat_limit() -> int:
+    from .service import CHAT_SHOWN
+
+    return CHAT_SHOWN
+
+
+# -------------------------------------------------------------------- made by an action
+
+
+def after_action(
+    table: Table, seats: list[Seat], game: Game | None, clock_state: tuple[str, dict[int, Any]]
+    | None, rows: list[Action], before: int,
+) -> Snapshot | None:
+    """The snapshot of the version an action is about to commit, from the objects it holds (call
+    inside its transaction, store it after the commit). None when this process did not hold the
+    version before the action (its chat and log tail would need queries: the next read loads it)."""
+    prior = cached(table.id)
+    if prior is None or prior.version != before or not rows:
+        return None
+    if clock_state is None:
+        pace, clock = prior.pace, prior.clock
+    else:
+        pace = clock_state[0]
+        clock = {seat: _copy(r, CLOCK_FIELDS) for seat, r in clock_state[1].items()}
+    new_rows = [_copy(r, LOG_FIELDS) for r in rows]
+    log = (prior.log + new_rows)[-LOG_KEEP:]
+    chat = prior.chat
+    social = [r for r in new_rows if r.type in SOCIAL]
+    if social:
+        chat = (prior.chat + social)[-_chat_limit():]
+    return Snapshot(
+        version=table.version, table=_copy(table, TABLE_FIELDS),
+        seats=[_copy(s, SEAT_FIELDS) for s in seats], game=game, pace=pace, clock=clock,
+        chat=chat, log=log,
+    )
+
+
+# -------------------------------------------------------------------- read from the database
+
+
+def _version(table_id: str) -> int | None:
+    t = Table.__table__
+    v = db.session.execute(select(t.c.version).where(t.c.id == table_id)).scalar_one_or_none()
+    return None if v is None else int(v)
+
+
+def _rows(stmt: Any) -> list[SimpleNamespace]:
+    return [SimpleNamespace(**r._mapping) for r in db.session.execute(stmt)]
+
+
+def load(table_id: str) -> Snapshot | None:
+    """Read the table's current snapshot (None: no such table) in one read transaction, extending
+    what this process holds. Keeps it unless the version moved while reading (PostgreSQL)."""
+    from .clock import ClockSeat, ClockTable
+
+    t, s, a = Table.__table__, Seat.__table__, Action.__table__
+    ct, cs = ClockTable.__table__, ClockSeat.__table__
+    prior = cached(table_id)
+    db.session.rollback()  # a fresh snapshot (SQLite) / no stale transaction
+    try:
+        row = db.session.execute(
+            select(*[t.c[f] for f in TABLE_FIELDS], t.c.game_json).where(t.c.id == table_id)
+        ).one_or_none()
+        if row is None:
+            return None
+        m = row._mapping
+        version = int(m["version"])
+        if prior is not None and prior.version == version:
+            return prior
+        table = SimpleNamespace(**{f: m[f] for f in TABLE_FIELDS})
+        game = Game.from_json(m["game_json"]) if m["game_json"] else None
+        seats = _rows(select(*[s.c[f] for f in SEAT_FIELDS]).where(s.c.table_id == table_id)
+                      .order_by(s.c.seat))
+        crow = db.session.execute(select(ct.c.pace, ct.c.seen_version)
+                                  .where(ct.c.table_id == table_id)).one_or_none()
+        pace = crow.pace if crow is not None else None
+        # Clock rows behind the version (a crash between a commit and the clock's bookkeeping):
+        # the scheduler brings them up to date without a new version, so do not keep these.
+        steady = crow is None or crow.seen_version >= version
+        clock = {r.seat: r for r in _rows(
+            select(*[cs.c[f] for f in CLOCK_FIELDS]).where(cs.c.table_id == table_id))}
+        cols = [a.c[f] for f in LOG_FIELDS]
+        chat_n = _chat_limit()
+        if prior is not None and version - LOG_KEEP <= prior.version < version:
+            new = _rows(select(*cols).where(a.c.table_id == table_id, a.c.version > prior.version,
+                                            a.c.version <= version).order_by(a.c.version))
+            log = (prior.log + new)[-LOG_KEEP:]
+            social = [r for r in new if r.type in SOCIAL]
+            chat = (prior.chat + social)[-chat_n:] if social else prior.chat
+        else:
+            log = _rows(select(*cols).where(a.c.table_id == table_id, a.c.version <= version)
+                        .order_by(a.c.version.desc()).limit(LOG_KEEP))[::-1]
+            chat = _rows(select(*cols).where(a.c.table_id == table_id, a.c.version <= version,
+                                             a.c.type.in_(SOCIAL))
+                         .order_by(a.c.version.desc()).limit(chat_n))[::-1]
+        steady = steady and (is_sqlite() or _version(table_id) == version)
+    finally:
+        db.session.rollback()
+    snap = Snapshot(version=version, table=table, seats=seats, game=game, pace=pace, clock=clock,
+                    chat=chat, log=log)
+    if steady:
+        store(table_id, snap)
+    return snap
+
+
+def current(table_id: str, at_least: int | None = None) -> Snapshot | None:
+    """The table's snapshot at its current version (at least ``at_least`` when given, which the
+    caller read from the database: no query on a hit). None: no such table."""
+    snap = cached(table_id)
+    if at_least is None:
+        v = _version(table_id)
+        db.session.rollback()
+        if v is None:
+            return None
+        at_least = v
+    if snap is not None and snap.version >= at_least:
+        return snap
+    return load(table_id)
+
+
+def log_rows(snap: Snapshot, since: int, limit: int) -> list[Any]:
+    """The log rows after ``since`` up to the snapshot's version (at most ``limit``, the last)."""
+    if since >= snap.version:
+        return []
+    lo = max(since, snap.version - limit)
+    if snap.log and snap.log[0].version <= lo + 1:
+        return [r for r in snap.log if r.version > lo]
+    a = Action.__table__
+    rows = _rows(select(*[a.c[f] for f in LOG_FIELDS])
+                 .where(a.c.table_id == snap.table.id, a.c.version > lo,
+                        a.c.version <= snap.version).order_by(a.c.version))
+    db.session.rollback()
+    return rows

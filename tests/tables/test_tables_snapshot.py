@@ -1,0 +1,113 @@
+"""The per-process snapshot cache (tables/snapshot.py) never shows anything the database would not.
+
+Every state and log a page gets from the cache (primed by the action that made the version, or
+extended from an older snapshot) must equal what a process that never saw the table reads from the
+database, for every seat and a spectator, at every step of a game with chat and more log entries
+than a snapshot keeps."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from corazones_testkit import Player
+
+import robots
+from tables import snapshot
+
+
+def _steady(state: dict[str, Any]) -> dict[str, Any]:
+    """The state without what depends on the moment of reading (the clock's now and reserve)."""
+    clock = dict(state["table"]["clock"])
+    clock.pop("now")
+    clock["seats"] = [{k: v for k, v in s.items() if k != "reserve_left"} for s in clock["seats"]]
+    table = dict(state["table"], clock=clock)
+    return dict(state, table=table)
+
+
+def _fresh(p: Player, url: str) -> dict[str, Any]:
+    snapshot.forget()  # as a process that never saw this table
+    r = p.client.get(url)
+    assert r.status_code == 200, r.get_json()
+    return dict(r.get_json())
+
+
+def _cached(p: Player, url: str) -> dict[str, Any]:
+    r = p.client.get(url)
+    assert r.status_code == 200, r.get_json()
+    return dict(r.get_json())
+
+
+def test_cached_states_and_logs_equal_fresh_reads_at_every_step(app):
+    host = Player(app)
+    tid = host.create("Ana", target=50)
+    players = [host]
+    for i in range(1, 4):
+        p = Player(app)
+        p.act(tid, "sit", name=f"Jugador {i}")
+        players.append(p)
+    spectator = Player(app)
+    host.act(tid, "start")
+    rng = random.Random(11)
+    checked = 0
+    for step in range(120):
+        # Someone acts: the answer comes from the snapshot this action primed.
+        st = host.state(tid)
+        view = st["view"]
+        held = snapshot.cached(tid)
+        assert held is not None and held.version == st["version"]
+        if view["phase"] == "counting":
+            answer = host.act(tid, "close_count", version=st["version"]).get_json()
+        else:
+            seat = view["to_act"][0]
+            p = players[seat]
+            mine = p.state(tid)["view"]
+            action = robots.decide(mine, "facil", rng)
+            answer = p.act(tid, action.pop("type"), version=st["version"], **action).get_json()
+        if step % 7 == 3:  # chat now and then: the chat list is extended from the log
+            answer = players[step % 4].act(tid, "chat", text=f"mensaje {step}").get_json()
+        version = answer["state"]["version"]
+        if step % 2:  # as a process that held the version before and missed the action (and
+            # the chat): its next read extends the older snapshot from the log
+            snapshot.forget(tid)
+            snapshot.store(tid, held)
+            got = _cached(players[step % 4], f"/api/tables/{tid}?since={held.version}")
+            want = _fresh(players[step % 4], f"/api/tables/{tid}?since={held.version}")
+            assert _steady(got["state"]) == _steady(want["state"]) and got["log"] == want["log"]
+            snapshot.forget(tid)
+            snapshot.store(tid, held)
+        # the action's own answer (built from the snapshot it primed) is a fresh read too
+        mine = answer["state"]["me"]["seat"]
+        fresh_mine = _fresh(players[mine], f"/api/tables/{tid}")["state"]
+        assert fresh_mine["version"] == version  # no robots here: nothing else moved
+        a, b = _steady(answer["state"]), _steady(fresh_mine)
+        assert a == b, {k: (a["table"][k], b["table"][k]) for k in a["table"]
+                        if a["table"][k] != b["table"].get(k)}
+        for who, viewer in enumerate(players + [spectator]):
+            for since in (version - 1, version - 3, max(0, version - 70), 0):
+                url = f"/api/tables/{tid}/poll?since={since}"
+                got, want = _cached(viewer, url), _fresh(viewer, url)
+                assert _steady(got["state"]) == _steady(want["state"]), (step, who, since)
+                assert got["log"] == want["log"], (step, who, since)
+                # ...and again from the snapshot the fresh read just stored
+                again = _cached(viewer, url)
+                assert _steady(again["state"]) == _steady(want["state"])
+                checked += 1
+            full, fresh_full = _cached(viewer, f"/api/tables/{tid}"), \
+                _fresh(viewer, f"/api/tables/{tid}")
+            assert _steady(full["state"]) == _steady(fresh_full["state"])
+    assert version > snapshot.LOG_KEEP + 20  # the log outgrew a snapshot: both paths were read
+    assert checked == 120 * 5 * 4
+    # The spectator never got a hand, the seats only their own.
+    assert "hand" not in _cached(spectator, f"/api/tables/{tid}")["state"]["view"]
+
+
+def test_a_poll_that_times_out_sends_only_the_version(app):
+    host = Player(app)
+    tid = host.create("Ana")
+    v = host.state(tid)["version"]
+    body = host.client.get(f"/api/tables/{tid}/poll?since={v}").get_json()
+    assert body == {"version": v, "log": []}
+    # a page that is behind gets the state at once
+    body = host.client.get(f"/api/tables/{tid}/poll?since={v - 1}").get_json()
+    assert body["state"]["version"] == v and [e["version"] for e in body["log"]] == [v]
