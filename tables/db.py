@@ -8,6 +8,8 @@ PostgreSQL: ``SELECT ... FOR UPDATE`` on the table row.
 from __future__ import annotations
 
 import contextvars
+import fcntl
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,15 +34,46 @@ _IMMEDIATE: contextvars.ContextVar[bool] = contextvars.ContextVar("immediate", d
 #: handler (sleeps of up to 100 ms each): under load that polling made write waits reach the
 #: busy timeout (bench/load.py, SQLite mode). Other processes still meet on the database lock.
 _sqlite_writer = threading.RLock()
+#: Across processes (gunicorn workers, robot processes, the scheduler) the writers queue on an
+#: exclusive ``flock`` of a file beside the database: the kernel wakes the next one as soon as the
+#: lock is let go. SQLite's own busy handler sleeps 1-100 ms between tries instead, so while one
+#: process's threads handed the lock to each other, another process's writer slept and lost again
+#: (bench/load.py, SQLite: 40-60 threads per worker queued behind a ``BEGIN IMMEDIATE`` in the busy
+#: handler, actions took seconds with the web processes at half a core).
+_flock_state = threading.local()
+_flock_files: dict[str, int] = {}
+_flock_files_lock = threading.Lock()
+
+
+def _lock_fd(engine: Engine) -> int | None:
+    path = engine.url.database
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return None
+    path = os.path.abspath(path) + "-writers.lock"
+    with _flock_files_lock:
+        fd = _flock_files.get(path)
+        if fd is None:
+            fd = _flock_files[path] = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        return fd
 
 
 @contextmanager
 def _writer_turn() -> Iterator[None]:
-    if is_sqlite():
-        with _sqlite_writer:
-            yield
-    else:
+    if not is_sqlite():
         yield
+        return
+    with _sqlite_writer:
+        depth = getattr(_flock_state, "depth", 0)
+        fd = _lock_fd(db.engine) if depth == 0 else None
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # releases the GIL while it waits
+        _flock_state.depth = depth + 1
+        try:
+            yield
+        finally:
+            _flock_state.depth = depth
+            if fd is not None:
+                fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def is_sqlite(engine: Engine | None = None) -> bool:

@@ -28,8 +28,6 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
@@ -55,7 +53,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .db import _IMMEDIATE, db
+from .db import db, write_transaction
 from .models import Action, Seat, Table, utcnow
 
 log = logging.getLogger("corazones.push")
@@ -282,19 +280,8 @@ def payload_for(table: Table, duty: Duty, kind: str) -> dict[str, Any]:
 # -------------------------------------------------------------------- transactions
 
 
-@contextmanager
-def write_tx() -> Iterator[None]:
-    """A short write transaction (SQLite: BEGIN IMMEDIATE, so it queues instead of failing)."""
-    db.session.rollback()
-    token = _IMMEDIATE.set(True)
-    try:
-        yield
-        db.session.commit()
-    except BaseException:
-        db.session.rollback()
-        raise
-    finally:
-        _IMMEDIATE.reset(token)
+#: A short write transaction: the same queue for SQLite's writer as every other write (db.py).
+write_tx = write_transaction
 
 
 def _reminder_minutes(table_id: str) -> int:
