@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from typing import Any
 
 from flask import Flask
@@ -34,6 +35,11 @@ def _secret_key(instance_path: str) -> str:
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    # Hand the GIL over every 1 ms instead of 5: a thread that holds a table's lock (SQLite: the
+    # one writer's lock) needs the GIL back after each database call, and behind threads building
+    # states or robots searching it waited up to 5 ms each time while every writer queued behind
+    # it (bench/load.py: robot writes held SQLite's lock 71 ms at p95).
+    sys.setswitchinterval(float(os.environ.get("CORAZONES_SWITCH_INTERVAL", "0.001")))
     instance = os.environ.get("CORAZONES_INSTANCE") or None
     app = Flask(__name__, instance_relative_config=True, instance_path=instance)
     os.makedirs(app.instance_path, exist_ok=True)
