@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 
 from flask import Response, g, request
 from sqlalchemy import select
@@ -26,11 +27,28 @@ def current_device_id() -> int | None:
     token = request.cookies.get(COOKIE, "")
     device_id = None
     if 20 <= len(token) <= 100:
-        device_id = db.session.execute(
-            select(Device.id).where(Device.token_hash == token_hash(token))
-        ).scalar_one_or_none()
+        digest = token_hash(token)
+        now = time.monotonic()
+        hit = _known.get(digest)
+        if hit is not None and hit[1] > now:
+            device_id = hit[0]
+        else:
+            device_id = db.session.execute(
+                select(Device.id).where(Device.token_hash == digest)
+            ).scalar_one_or_none()
+            if device_id is not None:
+                if len(_known) > 20000:
+                    _known.clear()
+                _known[digest] = (device_id, now + KNOWN_TTL)
     g.device_id = device_id
     return device_id
+
+
+#: Cookie hash -> (device id, until when): every poll of every page names its device, and the
+#: answer never changes but by ``rebind_device`` (which forgets the old hash here; another process
+#: may still accept it for up to ``KNOWN_TTL`` s: a token whose answer was lost in the first place).
+_known: dict[str, tuple[int, float]] = {}
+KNOWN_TTL = 60.0
 
 
 def presence_key() -> str:
@@ -59,6 +77,7 @@ def rebind_device(device_id: int) -> None:
         dev = db.session.get(Device, device_id)
         if dev is None:
             return
+        _known.pop(dev.token_hash, None)
         dev.token_hash = token_hash(token)
     g.device_id = device_id
     g.new_device_token = token

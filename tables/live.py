@@ -119,6 +119,8 @@ def touch(table_id: str, who: str) -> None:
         seen = _presence.setdefault(table_id, {})
         last = seen.get(who, 0.0)
         seen[who] = now
+        if now - last > PRESENCE_WINDOW:  # somebody new (or back): count them at once
+            _present_cache.pop(table_id, None)
         if len(seen) > 500:
             for k, t in list(seen.items()):
                 if now - t > PRESENCE_WINDOW:
@@ -135,9 +137,26 @@ def touch(table_id: str, who: str) -> None:
             pass
 
 
+#: present() answers from here for ``PRESENT_TTL`` s: after each change every page of the table
+#: asks at once, and the count of spectators need not be fresher than that.
+_present_cache: dict[str, tuple[float, set[str]]] = {}
+PRESENT_TTL = 2.0
+
+
 def present(table_id: str) -> set[str]:
     """Who looked at the table in the last minute, in any process (through Redis when set)."""
     now = time.time()
+    hit = _present_cache.get(table_id)
+    if hit is not None and now - hit[0] < PRESENT_TTL:
+        return hit[1]
+    out = _present_now(table_id, now)
+    if len(_present_cache) > 5000:
+        _present_cache.clear()
+    _present_cache[table_id] = (now, out)
+    return out
+
+
+def _present_now(table_id: str, now: float) -> set[str]:
     with _presence_lock:
         out = {k for k, t in _presence.get(table_id, {}).items() if now - t <= PRESENCE_WINDOW}
     if _redis is not None:
