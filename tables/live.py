@@ -81,14 +81,23 @@ def init_live(app: Flask) -> None:
 
 
 def wait_for_version(
-    table_id: str, since: int, timeout: float, recheck: float, read_version: Callable[[], int]
+    table_id: str, since: int, timeout: float, recheck: float, read_version: Callable[[], int],
+    known: int | None = None,
 ) -> int:
-    """Block until the table's version exceeds ``since`` or ``timeout`` passes; returns it."""
+    """Block until the table's version exceeds ``since`` or ``timeout`` passes; returns it.
+
+    ``known``: the version the caller just read. A notice (a commit in this process, or Redis)
+    names a committed version, so it is returned without reading the database again; the database
+    is re-read every ``recheck`` seconds, the floor when notices are lost."""
     deadline = time.monotonic() + timeout
+    version = known
     while True:
         with _cond:
             noted = _seen.get(table_id, 0)  # before the read: a later notice wakes us at once
-        version = read_version()
+        if noted > since:
+            return noted
+        if version is None:
+            version = read_version()
         if version > since:
             return version
         remaining = deadline - time.monotonic()
@@ -110,6 +119,7 @@ def wait_for_version(
                 _waiting[table_id] -= 1
                 if not _waiting[table_id]:
                     del _waiting[table_id], _conds[table_id]
+        version = None
 
 
 def touch(table_id: str, who: str) -> None:

@@ -265,7 +265,7 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
             cfg = current_app.config
             version = live.wait_for_version(table_id, since, float(cfg["POLL_TIMEOUT"]),
                                             float(cfg["POLL_RECHECK"]),
-                                            lambda: read_version() or 0)
+                                            lambda: read_version() or 0, known=version)
         if version <= since:
             return jsonify({"version": version, "log": []})
         data = service.read_state(table_id, device_id, since=since,

@@ -264,6 +264,7 @@ def viewer_deck(table: Table, device_id: int | None) -> str:
     v = db.session.execute(
         select(Viewer.deck).where(Viewer.table_id == table.id, Viewer.device_id == device_id)
     ).scalar_one_or_none()
+    db.session.rollback()  # give the connection back now, not after the answer is written
     return v or table.deck
 
 
