@@ -25,6 +25,13 @@ _waiting: dict[str, int] = {}
 _seen: dict[str, int] = {}
 _redis: Any = None
 _listener: threading.Thread | None = None
+#: Bumped each time the Redis listener (re)subscribes; ``_listening`` while it is subscribed. A
+#: long-poll that saw the same subscription from start to end missed no notice from another
+#: process, so it re-reads the version only every ``REDIS_RECHECK`` s (not ``POLL_RECHECK``: with
+#: 0.5 s and hundreds of pages open, those reads were most of an idle server's work).
+_epoch = 0
+_listening = False
+REDIS_RECHECK = 10.0
 _presence: dict[str, dict[str, float]] = {}
 _presence_lock = threading.Lock()
 PRESENCE_WINDOW = 60.0
@@ -58,6 +65,7 @@ def _listen(url: str) -> None:
             client = redis.Redis.from_url(url)
             pubsub = client.pubsub(ignore_subscribe_messages=True)
             pubsub.subscribe(CHANNEL)
+            _set_listening(True)
             for msg in pubsub.listen():
                 data = msg.get("data")
                 if isinstance(data, bytes):
@@ -65,7 +73,17 @@ def _listen(url: str) -> None:
                     if len(parts) == 2 and parts[1].isascii() and parts[1].isdigit():
                         _note(parts[0], int(parts[1]))
         except Exception:
+            _set_listening(False)
             time.sleep(1.0)
+
+
+def _set_listening(up: bool) -> None:
+    global _epoch, _listening
+    with _cond:
+        _epoch += 1
+        _listening = up
+        for cond in _conds.values():  # notices may have been lost: every waiting poll re-reads
+            cond.notify_all()
 
 
 def init_live(app: Flask) -> None:
@@ -91,6 +109,8 @@ def wait_for_version(
     is re-read every ``recheck`` seconds, the floor when notices are lost."""
     deadline = time.monotonic() + timeout
     version = known
+    with _cond:
+        epoch = _epoch if _listening else None
     while True:
         with _cond:
             noted = _seen.get(table_id, 0)  # before the read: a later notice wakes us at once
@@ -103,14 +123,20 @@ def wait_for_version(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return version
-        end = time.monotonic() + min(recheck, remaining)
+        with _cond:
+            if epoch is not None and not (_listening and _epoch == epoch):
+                epoch = None  # the subscription changed: the floor for the rest of this poll
+        # Redis delivered every notice so far: the database is re-read only now and then.
+        step = recheck if epoch is None else max(recheck, REDIS_RECHECK)
+        end = time.monotonic() + min(step, remaining)
         with _cond:
             cond = _conds.get(table_id)
             if cond is None:
                 cond = _conds[table_id] = threading.Condition(_cond)
             _waiting[table_id] = _waiting.get(table_id, 0) + 1
             try:
-                while _seen.get(table_id, 0) == noted:  # wait for a new notice (never spin)
+                # wait for a new notice, or a change of the Redis subscription (never spin)
+                while _seen.get(table_id, 0) == noted and (epoch is None or _epoch == epoch):
                     left = end - time.monotonic()
                     if left <= 0:
                         break

@@ -8,6 +8,8 @@ than a snapshot keeps."""
 from __future__ import annotations
 
 import random
+import threading
+import time
 from typing import Any
 
 from corazones_testkit import Player
@@ -111,3 +113,40 @@ def test_a_poll_that_times_out_sends_only_the_version(app):
     # a page that is behind gets the state at once
     body = host.client.get(f"/api/tables/{tid}/poll?since={v - 1}").get_json()
     assert body["state"]["version"] == v and [e["version"] for e in body["log"]] == [v]
+
+
+def test_a_long_poll_rereads_the_version_rarely_while_redis_delivers_every_notice():
+    from tables import live
+
+    reads: list[float] = []
+
+    def read_version() -> int:
+        reads.append(time.monotonic())
+        return 5
+
+    saved = live._epoch, live._listening
+    try:
+        live._set_listening(False)  # no Redis: the floor re-reads every POLL_RECHECK
+        assert live.wait_for_version("t-floor", 5, 1.0, 0.1, read_version, known=5) == 5
+        without = len(reads)
+        reads.clear()
+        live._set_listening(True)  # subscribed for the whole wait: no notice can be lost
+        assert live.wait_for_version("t-redis", 5, 1.0, 0.1, read_version, known=5) == 5
+        with_redis = len(reads)
+        reads.clear()
+        live._set_listening(True)
+        threading.Timer(0.3, live._set_listening, args=(True,)).start()  # a reconnect
+        assert live.wait_for_version("t-again", 5, 1.0, 0.1, read_version, known=5) == 5
+        after_reconnect = len(reads)
+        # a notice is still returned at once, without a read
+        reads.clear()
+        threading.Timer(0.2, live.publish, args=("t-notice", 6)).start()
+        t0 = time.monotonic()
+        assert live.wait_for_version("t-notice", 5, 5.0, 0.1, read_version, known=5) == 6
+        assert time.monotonic() - t0 < 2.0 and reads == []
+    finally:
+        live._epoch, live._listening = saved
+    assert without >= 6, without  # ~every 0.1 s for 1 s
+    assert with_redis <= 2, with_redis  # only the last look at the time-out
+    # the floor again once the subscription changed (and no spinning on the database)
+    assert 4 <= after_reconnect <= 12, after_reconnect
