@@ -100,6 +100,12 @@ function announce(text) {
 }
 
 let toastTimer = 0;
+// A tap on the toast closes it: it sits over the Pista and ABANDONAR buttons while it shows.
+els.toast.addEventListener('click', (ev) => {
+  ev.stopPropagation();
+  clearTimeout(toastTimer);
+  els.toast.hidden = true;
+});
 function toast(text, kind = 'info') {
   els.toast.textContent = text;
   els.toast.dataset.kind = kind;

@@ -198,6 +198,14 @@ def test_refusal_toast_leaves_names_trick_and_hand_clear(server: str, browser: B
             problems.append(f"{where}: the toast covers the trick's area")
     assert not problems, problems
     assert page.evaluate("document.body.dataset.myTurn") == "1"
+    # A tap on the toast closes it and presses nothing under it (ABANDONAR is there).
+    _resize(page, 390, 844)
+    click_card(page, "#hand .card.dimmed")
+    page.wait_for_selector("#toast:not([hidden])")
+    page.click("#toast")
+    page.wait_for_selector("#toast", state="hidden")
+    assert not page.locator("#leave-confirm").is_visible()
+    assert page.evaluate("document.body.dataset.myTurn") == "1"
     assert not watch.errors, watch.errors
 
 
