@@ -524,8 +524,8 @@ def _perform_locked(
     table.robot_due = bool(due_robot_seats(table, seats, ctx.game))
     done = _Done(Outcome(table_id, table.version, None), before=before)
     if ctx.rows:
+        table.updated_at = utcnow()  # before the clock's queries flush the row: one UPDATE
         clock_state = clock.sync_locked(table, seats, ctx.game)
-        table.updated_at = utcnow()
         db.session.flush()
         # Kept once the commit succeeds; read before it (the commit expires the objects).
         done.snap = snapshot.after_action(table, seats, ctx.game, clock_state, ctx.rows, before)
