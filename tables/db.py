@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Flask
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import event, select
+from sqlalchemy import create_engine, event, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase
 
@@ -103,6 +103,45 @@ def init_db(app: Flask) -> None:
         engine = db.engine
         if engine.dialect.name == "sqlite":
             _setup_sqlite(engine)
+
+
+#: PostgreSQL: an autocommit engine per database URL for the reads outside any write, with a pool
+#: of its own. A read there is one round trip (through the session: BEGIN, the query, ROLLBACK).
+#: Its own pool, because a thread may hold its session's connection while it reads: sharing one
+#: pool, such threads starved it (they waited for a second connection while holding the first).
+_read_engines: dict[str, Engine] = {}
+_read_engines_lock = threading.Lock()
+
+
+def _read_engine(engine: Engine) -> Engine:
+    key = engine.url.render_as_string(hide_password=False)
+    with _read_engines_lock:
+        eng = _read_engines.get(key)
+        if eng is None:
+            eng = _read_engines[key] = create_engine(
+                engine.url, isolation_level="AUTOCOMMIT", pool_size=10, max_overflow=10,
+                pool_recycle=1800)
+        return eng
+
+
+@contextmanager
+def reading() -> Iterator[Any]:
+    """Where to run reads outside any write transaction (``.execute`` of Core statements).
+
+    SQLite: the session, rolled back after (one read transaction: the reads inside see one
+    snapshot; nothing to gain from autocommit in-process). PostgreSQL: an autocommit connection
+    of the read pool, given back on exit (READ COMMITTED reads each statement at its own moment
+    either way)."""
+    engine = db.engine
+    if is_sqlite(engine):
+        db.session.rollback()
+        try:
+            yield db.session
+        finally:
+            db.session.rollback()
+        return
+    with _read_engine(engine).connect() as conn:
+        yield conn
 
 
 @contextmanager

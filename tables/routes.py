@@ -25,7 +25,7 @@ from werkzeug.wrappers import Response as WResponse
 from rules import card_label
 
 from . import live, service
-from .db import db
+from .db import db, reading
 from .errors import ServiceError
 from .identity import current_device_id, ensure_device, presence_key, rebind_device
 from .limits import chat_exempt, device_or_address, limiter
@@ -252,9 +252,11 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
         device_id = current_device_id()
         t = Table.__table__
 
+        db.session.rollback()  # the device's lookup: hold no connection while waiting
+
         def read_version() -> int | None:
-            v = db.session.execute(select(t.c.version).where(t.c.id == table_id)).scalar()
-            db.session.rollback()  # hold no snapshot (nor connection) while waiting
+            with reading() as conn:
+                v = conn.execute(select(t.c.version).where(t.c.id == table_id)).scalar()
             return None if v is None else int(v)
 
         version = read_version()

@@ -34,7 +34,7 @@ from rules import (
 )
 
 from . import snapshot
-from .db import db, locked_table, write_transaction
+from .db import db, locked_table, reading, write_transaction
 from .errors import NOT_FOUND, ServiceError, bad_request
 from .models import Action, Seat, Table, Viewer, utcnow
 
@@ -261,10 +261,10 @@ def chat_json(rows: list[Any]) -> list[dict[str, Any]]:
 def viewer_deck(table: Table, device_id: int | None) -> str:
     if device_id is None:
         return table.deck
-    v = db.session.execute(
-        select(Viewer.deck).where(Viewer.table_id == table.id, Viewer.device_id == device_id)
-    ).scalar_one_or_none()
-    db.session.rollback()  # give the connection back now, not after the answer is written
+    vt = Viewer.__table__
+    with reading() as conn:  # gives the connection back now, not after the answer is written
+        v = conn.execute(select(vt.c.deck).where(vt.c.table_id == table.id,
+                                                 vt.c.device_id == device_id)).scalar()
     return v or table.deck
 
 

@@ -26,7 +26,7 @@ from sqlalchemy import select
 
 from rules import Game
 
-from .db import db, is_sqlite
+from .db import is_sqlite, reading
 from .models import Action, Seat, Table
 
 TABLE_FIELDS = ("id", "name", "target", "renege", "deck", "robot_level", "hand_level", "status",
@@ -147,14 +147,14 @@ def after_action(
 # -------------------------------------------------------------------- read from the database
 
 
-def _version(table_id: str) -> int | None:
+def _version(conn: Any, table_id: str) -> int | None:
     t = Table.__table__
-    v = db.session.execute(select(t.c.version).where(t.c.id == table_id)).scalar_one_or_none()
+    v = conn.execute(select(t.c.version).where(t.c.id == table_id)).scalar_one_or_none()
     return None if v is None else int(v)
 
 
-def _rows(stmt: Any) -> list[SimpleNamespace]:
-    return [SimpleNamespace(**r._mapping) for r in db.session.execute(stmt)]
+def _rows(conn: Any, stmt: Any) -> list[SimpleNamespace]:
+    return [SimpleNamespace(**r._mapping) for r in conn.execute(stmt)]
 
 
 def load(table_id: str) -> Snapshot | None:
@@ -165,9 +165,8 @@ def load(table_id: str) -> Snapshot | None:
     t, s, a = Table.__table__, Seat.__table__, Action.__table__
     ct, cs = ClockTable.__table__, ClockSeat.__table__
     prior = cached(table_id)
-    db.session.rollback()  # a fresh snapshot (SQLite) / no stale transaction
-    try:
-        row = db.session.execute(
+    with reading() as conn:
+        row = conn.execute(
             select(*[t.c[f] for f in TABLE_FIELDS], t.c.game_json).where(t.c.id == table_id)
         ).one_or_none()
         if row is None:
@@ -178,33 +177,35 @@ def load(table_id: str) -> Snapshot | None:
             return prior
         table = SimpleNamespace(**{f: m[f] for f in TABLE_FIELDS})
         game = Game.from_json(m["game_json"]) if m["game_json"] else None
-        seats = _rows(select(*[s.c[f] for f in SEAT_FIELDS]).where(s.c.table_id == table_id)
-                      .order_by(s.c.seat))
-        crow = db.session.execute(select(ct.c.pace, ct.c.seen_version)
-                                  .where(ct.c.table_id == table_id)).one_or_none()
+        seats = _rows(conn, select(*[s.c[f] for f in SEAT_FIELDS])
+                      .where(s.c.table_id == table_id).order_by(s.c.seat))
+        crow = conn.execute(select(ct.c.pace, ct.c.seen_version)
+                            .where(ct.c.table_id == table_id)).one_or_none()
         pace = crow.pace if crow is not None else None
         # Clock rows behind the version (a crash between a commit and the clock's bookkeeping):
         # the scheduler brings them up to date without a new version, so do not keep these.
         steady = crow is None or crow.seen_version >= version
         clock = {r.seat: r for r in _rows(
-            select(*[cs.c[f] for f in CLOCK_FIELDS]).where(cs.c.table_id == table_id))}
+            conn, select(*[cs.c[f] for f in CLOCK_FIELDS]).where(cs.c.table_id == table_id))}
         cols = [a.c[f] for f in LOG_FIELDS]
         chat_n = _chat_limit()
         if prior is not None and version - LOG_KEEP <= prior.version < version:
-            new = _rows(select(*cols).where(a.c.table_id == table_id, a.c.version > prior.version,
-                                            a.c.version <= version).order_by(a.c.version))
+            new = _rows(conn, select(*cols).where(a.c.table_id == table_id,
+                                                  a.c.version > prior.version,
+                                                  a.c.version <= version).order_by(a.c.version))
             log = (prior.log + new)[-LOG_KEEP:]
             social = [r for r in new if r.type in SOCIAL]
             chat = (prior.chat + social)[-chat_n:] if social else prior.chat
         else:
-            log = _rows(select(*cols).where(a.c.table_id == table_id, a.c.version <= version)
+            log = _rows(conn, select(*cols).where(a.c.table_id == table_id,
+                                                  a.c.version <= version)
                         .order_by(a.c.version.desc()).limit(LOG_KEEP))[::-1]
-            chat = _rows(select(*cols).where(a.c.table_id == table_id, a.c.version <= version,
-                                             a.c.type.in_(SOCIAL))
+            chat = _rows(conn, select(*cols).where(a.c.table_id == table_id,
+                                                   a.c.version <= version,
+                                                   a.c.type.in_(SOCIAL))
                          .order_by(a.c.version.desc()).limit(chat_n))[::-1]
-        steady = steady and (is_sqlite() or _version(table_id) == version)
-    finally:
-        db.session.rollback()
+        # PostgreSQL reads each statement at its own moment: keep it only if nothing moved.
+        steady = steady and (is_sqlite() or _version(conn, table_id) == version)
     snap = Snapshot(version=version, table=table, seats=seats, game=game, pace=pace, clock=clock,
                     chat=chat, log=log)
     if steady:
@@ -217,8 +218,8 @@ def current(table_id: str, at_least: int | None = None) -> Snapshot | None:
     caller read from the database: no query on a hit). None: no such table."""
     snap = cached(table_id)
     if at_least is None:
-        v = _version(table_id)
-        db.session.rollback()
+        with reading() as conn:
+            v = _version(conn, table_id)
         if v is None:
             return None
         at_least = v
@@ -235,8 +236,7 @@ def log_rows(snap: Snapshot, since: int, limit: int) -> list[Any]:
     if snap.log and snap.log[0].version <= lo + 1:
         return [r for r in snap.log if r.version > lo]
     a = Action.__table__
-    rows = _rows(select(*[a.c[f] for f in LOG_FIELDS])
-                 .where(a.c.table_id == snap.table.id, a.c.version > lo,
-                        a.c.version <= snap.version).order_by(a.c.version))
-    db.session.rollback()
-    return rows
+    with reading() as conn:
+        return _rows(conn, select(*[a.c[f] for f in LOG_FIELDS])
+                     .where(a.c.table_id == snap.table.id, a.c.version > lo,
+                            a.c.version <= snap.version).order_by(a.c.version))
