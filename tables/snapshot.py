@@ -216,13 +216,9 @@ def load(table_id: str) -> Snapshot | None:
 def current(table_id: str, at_least: int | None = None) -> Snapshot | None:
     """The table's snapshot at its current version (at least ``at_least`` when given, which the
     caller read from the database: no query on a hit). None: no such table."""
-    snap = cached(table_id)
     if at_least is None:
-        with reading() as conn:
-            v = _version(conn, table_id)
-        if v is None:
-            return None
-        at_least = v
+        return load(table_id)  # one read of the row; the kept snapshot if the version is the same
+    snap = cached(table_id)
     if snap is not None and snap.version >= at_least:
         return snap
     return load(table_id)
