@@ -119,8 +119,9 @@ def _read_engine(engine: Engine) -> Engine:
         eng = _read_engines.get(key)
         if eng is None:
             eng = _read_engines[key] = create_engine(
-                engine.url, isolation_level="AUTOCOMMIT", pool_size=10, max_overflow=10,
-                pool_recycle=1800)
+                engine.url, isolation_level="AUTOCOMMIT", pool_recycle=1800,
+                pool_size=int(os.environ.get("DB_POOL_SIZE", "16")),
+                max_overflow=int(os.environ.get("DB_MAX_OVERFLOW", "4")))
         return eng
 
 
