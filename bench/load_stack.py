@@ -134,6 +134,10 @@ class Stack:
             "RATELIMIT_KEY_PREFIX": "load" + secrets.token_hex(6),
             "PYTHONUNBUFFERED": "1",
         })
+        # Difícil searches in a process of their own per robot process, at lower priority than
+        # the web processes (tables/robot_worker.py); the environment may say otherwise.
+        self.env.setdefault("ROBOT_SEARCH_PROCS", "1")
+        self.env.setdefault("ROBOT_NICE", "10")
         self.env.update(env or {})
         self.web: subprocess.Popen[bytes] | None = None
         self.robots: list[subprocess.Popen[bytes]] = []
@@ -222,8 +226,13 @@ class Stack:
         _stop(self.sched, sig)
         self.sched = None
 
+    def robot_pids(self) -> list[int]:
+        """The robot processes and their children (the search processes)."""
+        return [pid for p in self.robots if p.poll() is None
+                for pid in (p.pid, *proc_children(p.pid))]
+
     def stop_robots(self, sig: int = signal.SIGTERM) -> None:
-        self._note_before_death("robots", [p.pid for p in self.robots])
+        self._note_before_death("robots", self.robot_pids())
         for p in self.robots:
             _stop(p, sig)
         self.robots = []
@@ -247,7 +256,7 @@ class Stack:
         """CPU seconds spent so far by each part (processes killed earlier included)."""
         out = dict(self.dead_cpu)
         out["web"] += sum(cpu_seconds(p) for p in self.web_pids())
-        out["robots"] += sum(cpu_seconds(p.pid) for p in self.robots)
+        out["robots"] += sum(cpu_seconds(p) for p in self.robot_pids())
         if self.sched is not None:
             out["scheduler"] += cpu_seconds(self.sched.pid)
         return out
@@ -256,7 +265,7 @@ class Stack:
         """Peak resident memory (sum over each part's processes), in MiB."""
         out = dict(self.peak_mb)
         out["web"] = max(out["web"], sum(peak_rss_mb(p) for p in self.web_pids()))
-        out["robots"] = max(out["robots"], sum(peak_rss_mb(p.pid) for p in self.robots))
+        out["robots"] = max(out["robots"], sum(peak_rss_mb(p) for p in self.robot_pids()))
         if self.sched is not None:
             out["scheduler"] = max(out["scheduler"], peak_rss_mb(self.sched.pid))
         return out

@@ -14,7 +14,7 @@ import queue
 import random
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
 from flask import Flask
@@ -32,6 +32,24 @@ _worker: RobotWorker | None = None
 #: database (see :func:`queue_key`).
 QUEUE = "corazones:robots"
 QUEUE_MAX = 10000
+
+
+def _search_init(nice: int) -> None:
+    """A search process: lower priority than the processes that serve people (when ``nice``)."""
+    import os
+
+    if nice > 0:
+        os.nice(nice)
+
+
+def _search(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
+    """``robots.decide`` in a search process (the seed stands for the worker's rng)."""
+    return dict(robots.decide(view, level, random.Random(seed)))
+
+
+#: Levels whose decisions go to the search processes when there are any (Fácil and Normal decide
+#: in well under a millisecond: sending them to another process would cost more than it saves).
+SEARCHED_LEVELS = ("dificil",)
 
 
 def queue_key(app: Flask) -> str:
@@ -56,6 +74,15 @@ class RobotWorker:
         self.delay = float(app.config.get("ROBOT_DELAY", 0.0))
         self.rng = random.Random()
         self.thread = threading.Thread(target=self.run, daemon=True, name="corazones-robots")
+        # ROBOT_SEARCH_PROCS > 0: Difícil searches run in that many processes of their own, at
+        # ROBOT_NICE lower priority. This process then only reads, writes and waits, so its
+        # threads hold the table's lock (SQLite: the one write lock) for the write alone, not
+        # while sharing the GIL with searches (held 4x longer: docs/RELIABILITY.md), and the
+        # searches give way to the web processes when the cores are busy.
+        self.search_procs = int(app.config.get("ROBOT_SEARCH_PROCS", 0))
+        self.search_nice = int(app.config.get("ROBOT_NICE", 0))
+        self.searcher: Executor | None = None
+        self.searcher_lock = threading.Lock()
 
     def start(self) -> None:
         self.thread.start()
@@ -83,6 +110,37 @@ class RobotWorker:
         self.queue.put("")
         self.thread.join(timeout=10)
         self.pool.shutdown(wait=True, cancel_futures=True)
+        with self.searcher_lock:
+            if self.searcher is not None:
+                self.searcher.shutdown(wait=False, cancel_futures=True)
+                self.searcher = None
+
+    def decide(self, view: dict[str, Any], level: str) -> dict[str, Any]:
+        """``robots.decide`` for one seat: in a search process for Difícil when there are any,
+        here otherwise (and if the search processes fail: a robot never stalls a table)."""
+        if self.search_procs <= 0 or level not in SEARCHED_LEVELS:
+            return dict(robots.decide(view, level, self.rng))
+        seed = self.rng.getrandbits(63)
+        try:
+            with self.searcher_lock:
+                if self.searcher is None:
+                    import multiprocessing
+
+                    # spawn: this process has threads (a fork could copy a held lock)
+                    self.searcher = ProcessPoolExecutor(
+                        self.search_procs, mp_context=multiprocessing.get_context("spawn"),
+                        initializer=_search_init, initargs=(self.search_nice,))
+                searcher = self.searcher
+            return searcher.submit(_search, view, level, seed).result(timeout=60)
+        except ValueError:
+            raise
+        except Exception:  # a broken pool: decide here, start a new pool next time
+            self.app.logger.exception("robot search process failed; deciding in-process")
+            with self.searcher_lock:
+                if self.searcher is not None:
+                    self.searcher.shutdown(wait=False, cancel_futures=True)
+                    self.searcher = None
+            return dict(robots.decide(view, level, random.Random(seed)))
 
     def kick(self, table_id: str) -> None:
         self.queue.put(table_id)
@@ -171,7 +229,7 @@ class RobotWorker:
                 action = {"type": "close_count"}
             else:
                 try:
-                    action = dict(robots.decide(view, level, self.rng))
+                    action = self.decide(view, level)
                 except Exception:  # a robot's bug must not stall the table
                     self.app.logger.exception("robots.decide failed at table %s", table_id)
                     action = fallback_action(view)

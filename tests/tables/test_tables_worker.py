@@ -43,3 +43,64 @@ def test_a_separate_robot_worker_process_plays_the_robots(server_factory, migrat
     finally:
         worker.terminate()
         worker.wait(timeout=10)
+
+
+def _search_children(pid: int) -> list[tuple[int, int]]:
+    """(pid, nice) of the robot search processes started by process ``pid``."""
+    import os
+
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and b"spawn_main" in cmd:
+            out.append((int(d), int(fields[16])))
+    return out
+
+
+def test_difficult_robots_search_in_lower_priority_processes(server_factory):
+    """ROBOT_SEARCH_PROCS: the Difícil searches run in processes of their own at ROBOT_NICE, and
+    the robots still play every turn (the worker process only reads and writes)."""
+    web = server_factory(ROBOT_WORKER="off")
+    host = HttpPlayer(web.url)
+    r = host.post("/api/tables", {"host_name": "Ana", "robot_level": "dificil"})
+    assert r.status_code == 201
+    tid = r.json()["table_id"]
+    for seat in (1, 2, 3):
+        assert host.act(tid, "add_robot", seat=seat).status_code == 200
+    assert host.act(tid, "start").status_code == 200
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "flask", "--app", "app", "robots"], cwd=ROOT,
+        env={**web.env, "ROBOT_WORKER": "off", "ROBOT_SEARCH_PROCS": "1", "ROBOT_NICE": "5"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        st = wait_until(lambda: (s := host.state(tid))["view"]["pass_confirmed"][1:] == [True] * 3
+                        and s, 30)
+        assert host.act(tid, "confirm_pass", cards=st["view"]["hand"][:3]).status_code == 200
+
+        def robot_plays() -> int:
+            """Robot cards played so far; plays the human's turn when it comes."""
+            s = host.state(tid)
+            view = s["view"]
+            if view["phase"] == "playing" and view.get("turn") == 0 and view.get("legal"):
+                host.act(tid, "play", card=view["legal"][0], version=s["version"])
+                return 0
+            r = host.s.get(f"{web.url}/api/tables/{tid}", params={"since": 0}, timeout=60)
+            return sum(1 for e in r.json()["log"] if e["type"] == "play" and e["seat"] != 0)
+
+        wait_until(lambda: robot_plays() >= 6, 60)
+        searchers = _search_children(worker.pid)
+        assert len(searchers) == 1, searchers
+        assert all(nice == 5 for _, nice in searchers), searchers
+        assert worker.poll() is None
+    finally:
+        worker.terminate()
+        worker.wait(timeout=10)
