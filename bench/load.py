@@ -3,7 +3,10 @@
 For each mode (SQLite, then PostgreSQL) it starts the stack itself (bench/load_stack.py: gunicorn
 web workers, robot processes, one scheduler; Redis carries live updates and robot kicks), measures
 the floor (a trivial endpoint's throughput on the same server), then drives ``--tables`` tables at
-once for ``--duration`` seconds with HTTP clients that behave like players' pages:
+once with HTTP clients that behave like players' pages. The tables start at random moments within
+``--ramp`` seconds (200 tables dealt in the same instant is no steady state), play ``--warmup``
+seconds, and then ``--duration`` seconds are measured (the whole run's action p95 is reported
+too):
 
 - most tables have four humans: each seat keeps a long-poll open, and when the state says it is
   its turn it thinks (``--think`` seconds) and sends a legal action with its version and a fresh
@@ -87,6 +90,7 @@ class Seat:
         self.csrf = ""
         self.state: dict[str, Any] = {}
         self.seat: int | None = None
+        self.start_delay = 0.0  # the table's place in the ramp (all its pages start together)
 
     async def get_csrf(self) -> None:
         async with self.s.get(self.run.url + "/api/csrf") as r:
@@ -204,6 +208,7 @@ class Seat:
 
     async def play_loop(self) -> None:
         run = self.run
+        await asyncio.sleep(self.start_delay)
         while not run.stopping:
             action = self.my_action()
             if action is None:
@@ -216,6 +221,7 @@ class Seat:
             await self.act(action)
 
     async def watch_loop(self) -> None:
+        await asyncio.sleep(self.start_delay)
         while not self.run.stopping:
             await self.poll()
 
@@ -288,7 +294,8 @@ class Run:
 
 
 async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
-                   think: tuple[float, float], seed: int, barrier: Any = None) -> dict[str, Any]:
+                   think: tuple[float, float], seed: int, barrier: Any = None,
+                   ramp: float = 0.0) -> dict[str, Any]:
     import aiohttp
 
     run = Run(url, think, seed)
@@ -299,7 +306,11 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
     async def make(spec: tuple[str, bool]) -> None:
         async with sem:
             try:
-                all_seats.extend(await run.new_table(spec[0], spec[1], connector))
+                seats = await run.new_table(spec[0], spec[1], connector)
+                delay = run.rng.uniform(0, ramp)
+                for s in seats:
+                    s.start_delay = delay
+                all_seats.extend(seats)
             except Exception as err:
                 run.error(f"table set-up failed: {err!r}"[:200])
 
@@ -327,9 +338,10 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
 
 
 def _client_process(url: str, specs: list[tuple[str, bool]], duration: float,
-                    think: tuple[float, float], seed: int, out: Any, barrier: Any) -> None:
+                    think: tuple[float, float], seed: int, out: Any, barrier: Any,
+                    ramp: float) -> None:
     try:
-        out.put(asyncio.run(_clients(url, specs, duration, think, seed, barrier)))
+        out.put(asyncio.run(_clients(url, specs, duration, think, seed, barrier, ramp)))
     except BaseException as err:  # the parent must hear of it, not wait forever
         out.put({"fatal": repr(err)})
         raise
@@ -367,14 +379,16 @@ def table_specs(n: int, robots_share: float, spectator_share: float) -> list[tup
     return [(kind, bool(every) and i % every == 0) for i, kind in enumerate(kinds)]
 
 
-def _log_rows(url: str, start: float, end: float) -> dict[str, Any]:
-    """From the log: commit times of versions, applied actions in the window, robot work."""
+def _log_rows(url: str, start: float, end: float, began: float) -> dict[str, Any]:
+    """From the log: commit times of versions, applied actions in the window, robot work (also
+    over the whole run from ``began``, the interval the CPU times cover)."""
     import sqlalchemy as sa
 
     engine = sa.create_engine(url)
     commits: dict[tuple[str, int], float] = {}
     counts = {"actions": 0, "robot_decisions": 0, "robot_hands": 0,
-              "robot_decisions_by_level": {"normal": 0, "dificil": 0}}
+              "robot_decisions_by_level": {"normal": 0, "dificil": 0},
+              "run_robot_decisions": 0, "run_robot_hands": 0}
     try:
         with engine.connect() as conn:
             robot_seats = {(r.table_id, r.seat) for r in conn.execute(sa.text(
@@ -384,6 +398,12 @@ def _log_rows(url: str, start: float, end: float) -> dict[str, Any]:
                 at = r.at if isinstance(r.at, datetime) else datetime.fromisoformat(str(r.at))
                 ts = at.replace(tzinfo=UTC).timestamp()
                 commits[(r.table_id, r.version)] = ts
+                robot_table = any((r.table_id, s) in robot_seats for s in range(4))
+                if began <= ts <= end and robot_table:
+                    if (r.table_id, r.seat) in robot_seats and r.type in ("confirm_pass", "play"):
+                        counts["run_robot_decisions"] += 1
+                    if r.type == "close_count":
+                        counts["run_robot_hands"] += 1
                 if not start <= ts <= end:
                     continue
                 if r.type in GAME_TYPES:
@@ -393,8 +413,7 @@ def _log_rows(url: str, start: float, end: float) -> dict[str, Any]:
                     lv = levels.get(r.table_id, "normal")
                     counts["robot_decisions_by_level"][lv] = \
                         counts["robot_decisions_by_level"].get(lv, 0) + 1
-                if r.type == "close_count" and any(
-                        (r.table_id, s) in robot_seats for s in range(4)):
+                if r.type == "close_count" and robot_table:
                     counts["robot_hands"] += 1
     finally:
         engine.dispose()
@@ -452,8 +471,9 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         barrier = ctx.Barrier(len(parts))
         procs = [ctx.Process(
             target=_client_process,
-            args=(stack.url, part, args.duration, (args.think_min, args.think_max),
-                  args.seed + i, queue, barrier)) for i, part in enumerate(parts)]
+            args=(stack.url, part, args.warmup + args.duration,
+                  (args.think_min, args.think_max), args.seed + i, queue, barrier, args.ramp))
+            for i, part in enumerate(parts)]
         cpu0 = stack.cpu()
         t0 = time.time()
         for p in procs:
@@ -469,12 +489,13 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         memory = stack.peak_memory_mb()
     finally:
         stack.stop()
-    start = max(r["start"] for r in results)
+    began = max(r["start"] for r in results)
+    start = began + args.warmup  # the measured window: after the ramp and the warm-up
     end = min(r["end"] for r in results)
     window = end - start
     acked = [a for r in results for a in r["acked"]]
     tables = {k: v for r in results for k, v in r["tables"].items()}
-    log = _log_rows(url, start, end)
+    log = _log_rows(url, start, end, began)
     audit = audit_database(url, acked)
     privacy = privacy_audit(url, [x for r in results for x in r["seen"]])
     delays: dict[str, list[float]] = {k: [] for k in HUMAN_KINDS}
@@ -486,6 +507,9 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
             delays.setdefault(tables[tid], []).append((got - at) * 1000)
     latency = {k: [ms for r in results for at, ms in r["latency"].get(k, []) if start <= at <= end]
                for k in HUMAN_KINDS}
+    # The whole run, warm-up included (every table starting within the ramp), for comparison.
+    with_start = [ms for r in results for lat in r["latency"].values() for at, ms in lat
+                  if began <= at <= end]
     all_lat = [x for v in latency.values() for x in v]
     all_delays = [x for v in delays.values() for x in v]
     errors = [e for r in results for e in r["errors"]]
@@ -493,12 +517,13 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
     robot_cpu = cpu1["robots"] - cpu0["robots"]
     out = {
         "tables": len(tables), "pages": sum(r["seats"] for r in results),
-        "window_s": round(window, 1),
+        "window_s": round(window, 1), "warmup_s": args.warmup, "ramp_s": args.ramp,
         "actions_per_s": round(log["actions"] / window, 1),
         "human_actions_per_s": round(len(all_lat) / window, 1),
         "action_p50_ms": pct(all_lat, 50), "action_p95_ms": pct(all_lat, 95),
         "action_p99_ms": pct(all_lat, 99),
         "action_p95_ms_by_table": {k: pct(v, 95) for k, v in latency.items()},
+        "action_p95_ms_with_warmup": pct(with_start, 95),
         "update_p50_ms": pct(all_delays, 50), "update_p95_ms": pct(all_delays, 95),
         "update_p95_ms_by_table": {k: pct(v, 95) for k, v in delays.items()},
         "updates_measured": len(all_delays),
@@ -510,8 +535,16 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         "robot_decisions_per_s": round(log["robot_decisions"] / window, 1),
         "robot_decisions_by_level": log["robot_decisions_by_level"],
         "robot_hands": log["robot_hands"],
-        "robot_cpu_s_per_hand": round(robot_cpu / log["robot_hands"], 2)
-        if log["robot_hands"] else None,
+        # CPU over the whole run (robot processes and their search processes) per decision and
+        # per hand closed at a robot table in the run; with no hand closed (a calm pace: a hand
+        # is ~8 minutes), per hand is estimated as 42 decisions (3 robots x 13 plays + a pass).
+        "robot_cpu_ms_per_decision": round(1000 * robot_cpu / log["run_robot_decisions"], 1)
+        if log["run_robot_decisions"] else None,
+        "robot_hands_in_run": log["run_robot_hands"],
+        "robot_cpu_s_per_hand": round(robot_cpu / log["run_robot_hands"], 2)
+        if log["run_robot_hands"] else None,
+        "robot_cpu_s_per_hand_estimated": round(42 * robot_cpu / log["run_robot_decisions"], 2)
+        if log["run_robot_decisions"] else None,
         "cpu_s": {k: round(cpu1[k] - cpu0[k], 1) for k in cpu1},
         "web_cpu_percent": round(100 * (cpu1["web"] - cpu0["web"]) / wall, 1),
         "peak_memory_mb": {k: round(v, 1) for k, v in memory.items()},
@@ -532,7 +565,14 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tables", type=int, default=int(os.environ.get("LOAD_TABLES", 200)))
-    ap.add_argument("--duration", type=float, default=float(os.environ.get("LOAD_DURATION", 120)))
+    ap.add_argument("--duration", type=float, default=float(os.environ.get("LOAD_DURATION", 120)),
+                    help="the measured window, after the warm-up")
+    ap.add_argument("--ramp", type=float, default=10.0,
+                    help="tables start playing at random moments within this many seconds "
+                         "(not all 200 in the same instant)")
+    ap.add_argument("--warmup", type=float, default=None,
+                    help="seconds played before the measured window (default: the ramp plus "
+                         "twice the longest think)")
     ap.add_argument("--modes", default=os.environ.get("LOAD_MODES", "sqlite,postgres"))
     ap.add_argument("--think-min", type=float, default=1.0)
     ap.add_argument("--think-max", type=float, default=3.0)
@@ -553,11 +593,14 @@ def main() -> None:
     ap.add_argument("--floor-seconds", type=float, default=5.0)
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
+    if args.warmup is None:
+        args.warmup = args.ramp + 2 * args.think_max
     load = os.getloadavg()
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
           f"{os.cpu_count()} CPUs; {args.tables} tables for {args.duration:.0f} s, think "
           f"{args.think_min}-{args.think_max} s", flush=True)
     report: dict[str, Any] = {"tables": args.tables, "duration_s": args.duration,
+                              "warmup_s": args.warmup, "ramp_s": args.ramp,
                               "think_s": [args.think_min, args.think_max],
                               "load_average_before": [round(x, 2) for x in load]}
     for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
