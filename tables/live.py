@@ -23,6 +23,8 @@ _cond = threading.Condition()  # guards _seen, _conds and _waiting
 _conds: dict[str, threading.Condition] = {}
 _waiting: dict[str, int] = {}
 _seen: dict[str, int] = {}
+#: The Redis subscription (``_epoch``) each entry of ``_seen`` was noted in (see known_version).
+_seen_epoch: dict[str, int] = {}
 _redis: Any = None
 _listener: threading.Thread | None = None
 #: Bumped each time the Redis listener (re)subscribes; ``_listening`` while it is subscribed. A
@@ -41,8 +43,10 @@ def _note(table_id: str, version: int) -> None:
     with _cond:
         if version > _seen.get(table_id, 0):
             _seen[table_id] = version
+            _seen_epoch[table_id] = _epoch if _listening else -1
         if len(_seen) > 10000:
             _seen.clear()
+            _seen_epoch.clear()
         cond = _conds.get(table_id)
         if cond is not None:
             cond.notify_all()
@@ -96,6 +100,20 @@ def init_live(app: Flask) -> None:
         _listener = threading.Thread(target=_listen, args=(url,), daemon=True,
                                      name="corazones-live")
         _listener.start()
+
+
+def known_version(table_id: str) -> int | None:
+    """The table's current version as far as the notices tell, without reading the database; None
+    when they cannot tell. Only while Redis stays subscribed since the last notice of the table
+    was noted: every commit in any process since then would have been noticed too (a notice in
+    flight wakes the poll when it lands; a lost publish is caught by the periodic re-read)."""
+    with _cond:
+        if not _listening:
+            return None
+        version = _seen.get(table_id)
+        if version is None or _seen_epoch.get(table_id) != _epoch:
+            return None
+        return version
 
 
 def wait_for_version(

@@ -259,7 +259,11 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
                 v = conn.execute(select(t.c.version).where(t.c.id == table_id)).scalar()
             return None if v is None else int(v)
 
-        version = read_version()
+        # A table this process has notices of needs no read (its version is known); the first
+        # poll of a table in this process reads it (and answers 404 for no such table).
+        version = live.known_version(table_id)
+        if version is None:
+            version = read_version()
         if version is None:
             raise ServiceError(404, "not_found", "Esa mesa no existe o ya expiró")
         live.touch(table_id, presence_key())
