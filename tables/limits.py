@@ -11,13 +11,14 @@ limiter = Limiter(key_func=get_remote_address, default_limits=[])
 
 
 def chat_exempt() -> bool:
-    """The actions route only counts chat and taunts against the chat limit."""
+    """The actions route only counts chat, taunts and deck changes (each wakes every page of the
+    table) against the chat limit."""
     if request.form:
         kind = request.form.get("type")
     else:
         data = request.get_json(silent=True, force=True)
         kind = data.get("type") if isinstance(data, dict) else None
-    return kind not in ("chat", "taunt")
+    return kind not in ("chat", "taunt", "set_deck")
 
 
 def device_or_address() -> str:

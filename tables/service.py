@@ -34,7 +34,7 @@ from rules import (
 )
 
 from . import snapshot
-from .db import db, locked_table, reading, write_transaction
+from .db import db, locked_table, write_transaction
 from .errors import NOT_FOUND, ServiceError, bad_request
 from .models import Action, Seat, Table, Viewer, utcnow
 
@@ -71,7 +71,9 @@ ACTION_TYPES: tuple[str, ...] = (LOBBY_TYPES + GAME_TYPES + SOCIAL_TYPES + SETTI
 NO_STALE_CHECK = frozenset({"choose_pass", "confirm_pass", "chat", "taunt", "leave", "set_deck",
                             "come_back"})
 #: Log entry types that do not change the table's state (the stale check ignores them).
-SOCIAL_LOG = frozenset({"chat", "taunt"})
+#: ``set_deck`` is logged (with no fields) so that every process's snapshot of the table, which
+#: holds each viewer's deck, is renewed: a page's state then needs no query of its own.
+SOCIAL_LOG = frozenset({"chat", "taunt", "set_deck"})
 
 # -------------------------------------------------------------------- hooks for other issues
 
@@ -258,14 +260,11 @@ def chat_json(rows: list[Any]) -> list[dict[str, Any]]:
              "text": r.payload.get("text", ""), "at": iso(r.at)} for r in rows]
 
 
-def viewer_deck(table: Table, device_id: int | None) -> str:
+def viewer_deck(snap: snapshot.Snapshot, device_id: int | None) -> str:
+    """The deck design this viewer chose at the table (the table's own by default)."""
     if device_id is None:
-        return table.deck
-    vt = Viewer.__table__
-    with reading() as conn:  # gives the connection back now, not after the answer is written
-        v = conn.execute(select(vt.c.deck).where(vt.c.table_id == table.id,
-                                                 vt.c.device_id == device_id)).scalar()
-    return v or table.deck
+        return str(snap.table.deck)
+    return snap.decks.get(device_id) or str(snap.table.deck)
 
 
 def count_spectators(seats: list[Seat], present: set[str] | None) -> int:
@@ -279,7 +278,7 @@ def count_spectators(seats: list[Seat], present: set[str] | None) -> int:
 def build_state(
     snap: snapshot.Snapshot, device_id: int | None, present: set[str] | None = None,
 ) -> dict[str, Any]:
-    """The state one viewer gets, from the table's snapshot (one query: the viewer's deck)."""
+    """The state one viewer gets, from the table's snapshot (no query)."""
     table, seats, game = snap.table, snap.seats, snap.game
     me = seat_of_device(seats, device_id)
     my_seat = me.seat if me is not None else None
@@ -306,7 +305,7 @@ def build_state(
         "me": {
             "seat": my_seat,
             "is_host": is_host,
-            "deck": viewer_deck(table, device_id),
+            "deck": viewer_deck(snap, device_id),
             "spectator": my_seat is None,
             "can_sit": table.status == "lobby" and my_seat is None
             and any(s.kind == "empty" for s in seats),
@@ -827,10 +826,14 @@ def h_set_deck(ctx: Ctx, body: Mapping[str, Any]) -> None:
     row = db.session.execute(
         select(Viewer).where(Viewer.table_id == ctx.table.id, Viewer.device_id == ctx.device_id)
     ).scalar_one_or_none()
+    if row is not None and row.deck == deck:
+        return  # nothing changes: no log entry, no page woken
     if row is None:
         db.session.add(Viewer(table_id=ctx.table.id, device_id=ctx.device_id, deck=deck))
     else:
         row.deck = deck
+    me = ctx.me
+    ctx.log("set_deck", me.seat if me is not None else None, {"type": "set_deck"})
 
 
 HANDLERS: dict[str, Callable[[Ctx, Mapping[str, Any]], None]] = {

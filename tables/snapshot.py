@@ -27,7 +27,7 @@ from sqlalchemy import select
 from rules import Game
 
 from .db import is_sqlite, reading
-from .models import Action, Seat, Table
+from .models import Action, Seat, Table, Viewer
 
 TABLE_FIELDS = ("id", "name", "target", "renege", "deck", "robot_level", "hand_level", "status",
                 "game_number", "version", "state_version", "host_device_id", "robot_due")
@@ -53,6 +53,7 @@ class Snapshot:
     clock: dict[int, Any]  # seat -> CLOCK_FIELDS as attributes
     chat: list[Any]  # the last CHAT_SHOWN social log rows, oldest first
     log: list[Any]  # the last LOG_KEEP log rows, oldest first, ending at ``version``
+    decks: dict[int, str] = field(default_factory=dict)  # device -> the deck it chose here
     _views: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -126,6 +127,8 @@ def after_action(
     prior = cached(table.id)
     if prior is None or prior.version != before or not rows:
         return None
+    if any(r.type == "set_deck" for r in rows):
+        return None  # a viewer's deck changed: the next read loads the decks
     if clock_state is None:
         pace, clock = prior.pace, prior.clock
     else:
@@ -140,7 +143,7 @@ def after_action(
     return Snapshot(
         version=table.version, table=_copy(table, TABLE_FIELDS),
         seats=[_copy(s, SEAT_FIELDS) for s in seats], game=game, pace=pace, clock=clock,
-        chat=chat, log=log,
+        chat=chat, log=log, decks=prior.decks,
     )
 
 
@@ -162,7 +165,7 @@ def load(table_id: str) -> Snapshot | None:
     what this process holds. Keeps it unless the version moved while reading (PostgreSQL)."""
     from .clock import ClockSeat, ClockTable
 
-    t, s, a = Table.__table__, Seat.__table__, Action.__table__
+    t, s, a, v = Table.__table__, Seat.__table__, Action.__table__, Viewer.__table__
     ct, cs = ClockTable.__table__, ClockSeat.__table__
     prior = cached(table_id)
     with reading() as conn:
@@ -204,10 +207,12 @@ def load(table_id: str) -> Snapshot | None:
                                                    a.c.version <= version,
                                                    a.c.type.in_(SOCIAL))
                          .order_by(a.c.version.desc()).limit(chat_n))[::-1]
+        decks = {int(r.device_id): str(r.deck) for r in conn.execute(
+            select(v.c.device_id, v.c.deck).where(v.c.table_id == table_id))}
         # PostgreSQL reads each statement at its own moment: keep it only if nothing moved.
         steady = steady and (is_sqlite() or _version(conn, table_id) == version)
     snap = Snapshot(version=version, table=table, seats=seats, game=game, pace=pace, clock=clock,
-                    chat=chat, log=log)
+                    chat=chat, log=log, decks=decks)
     if steady:
         store(table_id, snap)
     return snap

@@ -529,7 +529,9 @@ def test_rate_limits_on_creation_and_chat(migrated):
         for _ in range(3):
             p.act(tid, "chat", text="hola")
         error(p.act(tid, "chat", expect=None, text="hola"), 429, "rate_limited")
-        p.act(tid, "set_deck", deck="noche")  # other actions are not limited
+        # a deck change wakes every page of the table too: it counts against the same limit
+        error(p.act(tid, "set_deck", expect=None, deck="noche"), 429, "rate_limited")
+        p.act(tid, "set_level", robot_level="facil")  # other actions are not limited
     finally:
         close_app(app)
 

@@ -150,3 +150,52 @@ def test_a_long_poll_rereads_the_version_rarely_while_redis_delivers_every_notic
     assert with_redis <= 2, with_redis  # only the last look at the time-out
     # the floor again once the subscription changed (and no spinning on the database)
     assert 4 <= after_reconnect <= 12, after_reconnect
+
+
+def test_known_version_trusts_notices_only_within_one_redis_subscription():
+    """A poll skips reading the version only when the notices can tell it (live.known_version)."""
+    from tables import live
+
+    saved = live._epoch, live._listening
+    try:
+        live._set_listening(True)
+        assert live.known_version("t-kv") is None  # never noticed here: read it
+        live.publish("t-kv", 7)
+        assert live.known_version("t-kv") == 7
+        live.publish("t-kv", 8)
+        assert live.known_version("t-kv") == 8
+        live._set_listening(True)  # a reconnect: notices may have been lost in between
+        assert live.known_version("t-kv") is None
+        live.publish("t-kv", 9)
+        assert live.known_version("t-kv") == 9
+        live._set_listening(False)  # no subscription: nothing can be trusted
+        assert live.known_version("t-kv") is None
+        live.publish("t-kv", 10)  # noted while not listening
+        live._set_listening(True)
+        assert live.known_version("t-kv") is None
+    finally:
+        live._epoch, live._listening = saved
+
+
+def test_a_deck_change_is_logged_renews_the_snapshot_and_is_no_state_change(app):
+    """set_deck wakes the pages (a log entry) so every process's snapshot holds the new deck; it
+    does not make a play sent from the version before it stale; the same deck logs nothing."""
+    host = Player(app)
+    tid = host.create("Ana")
+    watcher = Player(app)
+    v0 = watcher.state(tid)["version"]
+    st = watcher.act(tid, "set_deck", deck="noche").get_json()["state"]
+    assert st["version"] == v0 + 1 and st["me"]["deck"] == "noche"
+    body = host.client.get(f"/api/tables/{tid}?since={v0}").get_json()
+    assert [e["type"] for e in body["log"]] == ["set_deck"]
+    assert set(body["log"][0]) == {"type", "seat", "version", "game_number", "events", "at"}
+    assert body["state"]["me"]["deck"] == "reino"  # the host's own deck did not change
+    # a process that never saw the table reads the same decks from the database
+    assert _fresh(watcher, f"/api/tables/{tid}")["state"]["me"]["deck"] == "noche"
+    assert _fresh(host, f"/api/tables/{tid}")["state"]["me"]["deck"] == "reino"
+    # choosing the deck one has changes nothing
+    st = watcher.act(tid, "set_deck", deck="noche").get_json()["state"]
+    assert st["version"] == v0 + 1
+    # the stale check ignores it: a lobby action sent from the version before it is applied
+    r = host.act(tid, "set_level", expect=None, robot_level="facil", version=v0)
+    assert r.status_code == 200, r.get_json()
