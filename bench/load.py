@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import multiprocessing as mp
 import os
@@ -118,7 +119,7 @@ class Seat:
                     self.run.latency[self.kind].append((time.time(), ms))
                 self.run.acked.append((self.tid, body["action_id"], body["type"]))
                 self.state = data["state"]
-                self.scan(data)
+                self.run.responses.append((self, self.seat, data))
                 self.seat = self.state["me"]["seat"]
             elif status == 409 and data.get("error") == "stale":
                 self.run.stale += 1
@@ -135,23 +136,25 @@ class Seat:
         self.run.error(f"{body['type']}: no answer after 20 tries")
         return 0, None
 
-    def scan(self, data: dict[str, Any]) -> None:
-        """Keep the cards this viewer was shown at each version, for the privacy audit after the
-        run (load_audit.privacy_audit); log entries: no deck, no other seat's pass cards."""
+    def scan(self, data: dict[str, Any], seat: int | None) -> None:
+        """Keep the cards this viewer (at ``seat``) was shown at each version, for the privacy
+        audit after the run (load_audit.privacy_audit); log entries: no deck, no other seat's pass
+        cards. Called after the run on every response kept (not in the event loop while it
+        measures)."""
         state = data.get("state") or {}
         view = state.get("view") or {}
-        if self.seat is None:
+        if seat is None:
             for key in ("hand", "legal", "passed", "received", "pass_selected"):
                 if key in view:
                     self.run.error(f"spectator got view[{key!r}]")
         for entry in data.get("log", []):
             if "deck" in entry or (entry.get("type") in ("choose_pass", "confirm_pass")
-                                   and entry.get("seat") != self.seat and entry.get("cards")):
-                self.run.error(f"seat {self.seat} got a secret in a {entry.get('type')} entry")
+                                   and entry.get("seat") != seat and entry.get("cards")):
+                self.run.error(f"seat {seat} got a secret in a {entry.get('type')} entry")
         if view and "version" in state:
             shown = {k: v for k, v in state.items() if k != "view"}
             shown["view"] = {k: v for k, v in view.items() if k != "history"}
-            self.run.seen.append((self.tid, self.seat, state["version"],
+            self.run.seen.append((self.tid, seat, state["version"],
                                   " ".join(sorted(cards_in(shown, set())))))
 
     async def poll(self) -> None:
@@ -176,7 +179,7 @@ class Seat:
             self.run.error(f"poll -> {status}")
             await asyncio.sleep(0.5)
             return
-        self.scan(data)
+        self.run.responses.append((self, self.seat, data))
         if "state" not in data:  # the time-out: nothing new (only the version)
             return
         self.state = data["state"]
@@ -239,6 +242,8 @@ class Run:
         self.deliveries: list[tuple[str, int, float, float]] = []
         self.acked: list[tuple[str, str, str]] = []
         self.seen: list[tuple[str, int | None, int, str]] = []
+        #: Every response (page, its seat then, body), scanned after the run.
+        self.responses: list[tuple[Seat, int | None, dict[str, Any]]] = []
         self.errors: list[str] = []
         self.stale = 0
         self.retries = 0
@@ -317,6 +322,12 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
     await asyncio.gather(*(make(s) for s in specs))
     if barrier is not None:  # every client process starts playing at the same moment
         await asyncio.get_running_loop().run_in_executor(None, barrier.wait)
+    # No garbage collection while measuring: with every response kept, the collector paused a
+    # client process up to 177 ms at a time, and every page it drives waited (measured as the
+    # server's latency). A few minutes' cycles are collected after the run.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
     start_wall = time.time()
     tasks = [asyncio.create_task(s.watch_loop() if s.kind == "spectator" else s.play_loop())
              for s in all_seats]
@@ -330,6 +341,10 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
     for s in all_seats:
         await s.s.close()
     await connector.close()
+    gc.enable()
+    for page, seat, data in run.responses:
+        page.scan(data, seat)
+    run.responses.clear()
     return {"latency": run.latency, "deliveries": run.deliveries, "acked": run.acked,
             "errors": run.errors, "stale": run.stale, "retries": run.retries,
             "unavailable": run.unavailable, "seen": run.seen,
