@@ -56,8 +56,10 @@ bench-rules: $(VENV)/.installed
 bench-robots: $(VENV)/.installed
 	$(PY) bench/arena.py
 
-# The load benchmark (docs/RELIABILITY.md): starts the stack itself, SQLite then PostgreSQL.
-# LOAD_ARGS passes options, e.g. make bench-load LOAD_ARGS="--tables 20 --duration 20".
+# The load benchmark (docs/RELIABILITY.md): starts the stack itself, SQLite then PostgreSQL,
+# 200 tables at a live pace (5-15 s per decision, judged against the targets), then both modes
+# again at a stress pace (1-3 s, reported apart); ~15 minutes. LOAD_ARGS passes options, e.g.
+# make bench-load LOAD_ARGS="--tables 20 --duration 20 --stress ''".
 bench-load: $(VENV)/.installed
 	$(PY) bench/load.py $(LOAD_ARGS)
 

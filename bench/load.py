@@ -52,6 +52,10 @@ PG_BASE = os.environ.get("BENCH_DATABASE_URL",
                          "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 CARD = re.compile(r"^(10|[2-9TJQKA])[CDHS]$")
 HUMAN_KINDS = ("humans", "normal", "dificil")
+#: What the JSON line keeps of the stress pace's runs.
+STRESS_KEYS = ("actions_per_s", "human_actions_per_s", "action_p50_ms", "action_p95_ms",
+               "action_p99_ms", "update_p50_ms", "update_p95_ms", "errors",
+               "robot_decisions_per_s", "web_cpu_percent", "server_action_p95_ms")
 GAME_TYPES = ("confirm_pass", "play", "close_count", "rematch", "accuse")
 
 
@@ -589,8 +593,13 @@ def main() -> None:
                     help="seconds played before the measured window (default: the ramp plus "
                          "twice the longest think)")
     ap.add_argument("--modes", default=os.environ.get("LOAD_MODES", "sqlite,postgres"))
-    ap.add_argument("--think-min", type=float, default=1.0)
-    ap.add_argument("--think-max", type=float, default=3.0)
+    # The pace the targets are judged at: a person playing live on a phone takes 5-15 s per
+    # decision (the en vivo clock grants 15 s per card, 30 s to pass). docs/RELIABILITY.md.
+    ap.add_argument("--think-min", type=float, default=5.0)
+    ap.add_argument("--think-max", type=float, default=15.0)
+    ap.add_argument("--stress", default="1,3,60",
+                    help="then the same modes at a stress pace: 'think min,think max,duration' "
+                         "(reported apart, not judged); '' to skip")
     ap.add_argument("--robots-share", type=float, default=0.2,
                     help="share of tables with one human and three robots (half Normal, "
                          "half Difícil)")
@@ -613,27 +622,46 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
           f"{os.cpu_count()} CPUs; {args.tables} tables for {args.duration:.0f} s, think "
-          f"{args.think_min}-{args.think_max} s", flush=True)
+          f"{args.think_min}-{args.think_max} s; stress pace: {args.stress or 'none'}",
+          flush=True)
     report: dict[str, Any] = {"tables": args.tables, "duration_s": args.duration,
                               "warmup_s": args.warmup, "ramp_s": args.ramp,
                               "think_s": [args.think_min, args.think_max],
                               "load_average_before": [round(x, 2) for x in load]}
-    for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    for mode in modes:
         res = run_mode(mode, args)
         report[mode] = res
         print(f"\n[{mode}] " + "\n  ".join(f"{k}: {v}" for k, v in res.items()), flush=True)
     floors = [report[m]["floor_rps"] for m in ("sqlite", "postgres") if m in report]
     report["floor_rps"] = round(statistics.mean(floors), 1) if floors else None
-    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
     targets = []
     for m in ("sqlite", "postgres"):
         r = report.get(m)
         if r:
+            difficult = (r["action_p95_ms_by_table"].get("dificil"),
+                         r["update_p95_ms_by_table"].get("dificil"))
             targets.append((r["action_p95_ms"] or 1e9) <= 50
+                           and (difficult[0] is None or difficult[0] <= 50)
                            and (r["update_p95_ms"] or 1e9) <= 1000
+                           and (difficult[1] is None or difficult[1] <= 1000)
                            and r["errors"] == 0 and r["audit"]["problems"] == 0
                            and r["privacy"]["leaks"] == 0)
     report["targets_met"] = all(targets) if targets else False
+    if args.stress:
+        lo, hi, seconds = (float(x) for x in args.stress.split(","))
+        stress_args = argparse.Namespace(**{**vars(args), "think_min": lo, "think_max": hi,
+                                            "duration": seconds,
+                                            "warmup": args.ramp + 2 * hi})
+        report["stress"] = {"think_s": [lo, hi], "duration_s": seconds}
+        for mode in modes:
+            res = run_mode(mode, stress_args)
+            print(f"\n[{mode}, stress pace {lo:g}-{hi:g} s] "
+                  + "\n  ".join(f"{k}: {v}" for k, v in res.items()), flush=True)
+            report["stress"][mode] = {**{k: res[k] for k in STRESS_KEYS},
+                                      "audit_problems": res["audit"]["problems"],
+                                      "leaks": res["privacy"]["leaks"]}
+    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(report, separators=(", ", ": ")))
 
 
