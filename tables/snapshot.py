@@ -218,6 +218,13 @@ def load(table_id: str) -> Snapshot | None:
     return snap
 
 
+#: Loads of one table's snapshot happen one at a time per process (striped locks): when a change
+#: made in another process wakes the 4-5 pages of the table here at once, one of them loads the
+#: new snapshot and the others take it, instead of each loading it (on PostgreSQL each load is 6-7
+#: round trips; at 200 tables, 1-3 s per decision, update delivery p95 was 3.5 s).
+_load_locks = [threading.Lock() for _ in range(256)]
+
+
 def current(table_id: str, at_least: int | None = None) -> Snapshot | None:
     """The table's snapshot at its current version (at least ``at_least`` when given, which the
     caller read from the database: no query on a hit). None: no such table."""
@@ -226,7 +233,11 @@ def current(table_id: str, at_least: int | None = None) -> Snapshot | None:
     snap = cached(table_id)
     if snap is not None and snap.version >= at_least:
         return snap
-    return load(table_id)
+    with _load_locks[hash(table_id) % len(_load_locks)]:
+        snap = cached(table_id)  # loaded by another page of the table while this one waited
+        if snap is not None and snap.version >= at_least:
+            return snap
+        return load(table_id)
 
 
 def log_rows(snap: Snapshot, since: int, limit: int) -> list[Any]:
