@@ -47,21 +47,20 @@ def test_a_separate_robot_worker_process_plays_the_robots(server_factory, migrat
 
 def _search_children(pid: int) -> list[tuple[int, int]]:
     """(pid, nice) of the robot search processes started by process ``pid``."""
-    import os
+    sys.path.insert(0, str(ROOT / "bench"))
+    from load_stack import proc_children
 
     out = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
+    for child in proc_children(pid):
         try:
-            with open(f"/proc/{d}/stat") as f:
+            with open(f"/proc/{child}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{d}/cmdline", "rb") as f:
+            with open(f"/proc/{child}/cmdline", "rb") as f:
                 cmd = f.read()
         except OSError:
             continue
-        if int(fields[1]) == pid and b"spawn_main" in cmd:
-            out.append((int(d), int(fields[16])))
+        if b"spawn_main" in cmd:
+            out.append((child, int(fields[16])))
     return out
 
 
