@@ -378,7 +378,7 @@ function renderSeats() {
       if (v.phase === 'passing' && v.pass_direction !== 'none') {
         badges.push(v.pass_confirmed[seat] ? h('span.badge-ok', null, 'Pasó ✓') : h('span.badge-wait', null, 'Eligiendo…'));
       }
-      if (v.moon_threat === seat) badges.push(h('span.badge-moon', null, '☾ Amenaza de luna'));
+      if (v.moon_threat === seat) badges.push(h('span.badge-moon', { title: 'Amenaza de luna' }, '☾', h('span.txt', null, ' Amenaza de luna')));
       if (watched === seat) badges.push(h('span.queen-eye', { html: queenEyeSVG({ label: 'La Dama de Corazones vigila a quien junta corazones' }), title: 'La Dama de Corazones te vigila' }));
       if (s.left) badges.push(h('span.badge-left', null, 'Se fue'));
       if (t.status === 'finished' && s.wants_rematch) badges.push(h('span.badge-ok', null, '¡Revancha!'));

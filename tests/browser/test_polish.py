@@ -43,6 +43,25 @@ ADJACENT_JS = """() => {
 
 BOX = "e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }"
 
+SEAT_HEIGHTS_JS = """() => Object.fromEntries([...document.querySelectorAll('.seat')].map(
+  (e) => [e.dataset.pos, e.getBoundingClientRect().height]))"""
+
+# The badges a seat shows at most at once, added to the top and bottom seats as table.js makes
+# them; then the seats' heights.
+MORE_BADGES_JS = """() => {
+  for (const pos of ['top', 'bottom']) {
+    const seat = document.querySelector(`.seat[data-pos="${pos}"]`);
+    let b = seat.querySelector('.seat-badges');
+    if (!b) { b = document.createElement('div'); b.className = 'seat-badges'; seat.append(b); }
+    b.querySelectorAll('.badge-turn, .badge-moon, .queen-eye').forEach((e) => e.remove());
+    b.insertAdjacentHTML('beforeend', '<span class="badge-turn">Te toca</span>'
+      + '<span class="badge-moon" title="Amenaza de luna">☾<span class="txt"> Amenaza de luna'
+      + '</span></span><span class="queen-eye"><svg viewBox="0 0 24 24"></svg></span>');
+  }
+  return Object.fromEntries([...document.querySelectorAll('.seat')].map(
+    (e) => [e.dataset.pos, e.getBoundingClientRect().height]));
+}"""
+
 # Each received card's tag: its box, its card's box, the next card's left edge, whether the
 # text fits its box, and its font size.
 TAGS_JS = """() => [...document.querySelectorAll('#hand .card')].flatMap((card) => {
@@ -265,5 +284,19 @@ def test_landscape_phone_trick_is_large(server: str, browser: Browser) -> None:
             if _meets(f, trick) or f[0] < 0 or f[1] < 0:
                 problems.append(f"{w}x{h}: a mark {f} meets the trick {trick} or leaves the felt")
         shot(page, f"polish-landscape-marks-{w}x{h}")
+    # The longest badge row the top or bottom seat can get (its turn, the moon threat, the Queen's
+    # eye) keeps it on one line: wrapped, it made the seat two lines tall and shrank the trick to
+    # 52 px at 844x390 (a game state that made this test fail now and then).
+    for w, h in LANDSCAPE:
+        _resize(page, w, h)
+        before = page.evaluate(SEAT_HEIGHTS_JS)
+        after = page.evaluate(MORE_BADGES_JS)
+        shot(page, f"polish-landscape-badges-{w}x{h}")
+        for pos in ("top", "bottom"):
+            if after[pos] > before[pos] + 2:
+                problems.append(f"{w}x{h}: the {pos} seat grew {before[pos]} -> {after[pos]} px "
+                                "with its badges")
+        page.reload()
+        page.wait_for_selector("body[data-status='playing']")
     assert not problems, problems
     assert not watch.errors, watch.errors
