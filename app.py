@@ -34,21 +34,6 @@ def _secret_key(instance_path: str) -> str:
     raise RuntimeError("instance/secret_key is empty")
 
 
-def _engine_options(db_url: str) -> dict[str, Any]:
-    """PostgreSQL: a pool big enough that connections are kept, not opened and closed per burst.
-
-    SQLAlchemy closes an overflow connection as soon as it is given back; with the default pool
-    (5 + 10 overflow) and hundreds of long-polls per worker, bench/load.py saw 12-27 PostgreSQL
-    backends younger than 3 s at any moment: a new backend (fork, authentication, catalog cache)
-    per burst. ``DB_POOL_SIZE`` connections stay open per process (and as many again for reads,
-    tables/db.py); ``DB_MAX_OVERFLOW`` more only in a burst."""
-    options: dict[str, Any] = {"pool_recycle": 1800}
-    if db_url.startswith("postgresql"):
-        options["pool_size"] = int(os.environ.get("DB_POOL_SIZE", "16"))
-        options["max_overflow"] = int(os.environ.get("DB_MAX_OVERFLOW", "4"))
-    return options
-
-
 def _tune_gc() -> None:
     """Shorter garbage-collection pauses in a serving process.
 
@@ -71,6 +56,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # states or robots searching it waited up to 5 ms each time while every writer queued behind
     # it (bench/load.py: robot writes held SQLite's lock 71 ms at p95).
     sys.setswitchinterval(float(os.environ.get("CORAZONES_SWITCH_INTERVAL", "0.001")))
+    from tables.db import pool_options
+
     instance = os.environ.get("CORAZONES_INSTANCE") or None
     app = Flask(__name__, instance_relative_config=True, instance_path=instance)
     os.makedirs(app.instance_path, exist_ok=True)
@@ -79,7 +66,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=db_url,
-        SQLALCHEMY_ENGINE_OPTIONS=_engine_options(db_url),
+        SQLALCHEMY_ENGINE_OPTIONS=pool_options(db_url),
         REDIS_URL=os.environ.get("REDIS_URL", ""),
         MAX_CONTENT_LENGTH=64 * 1024,
         WTF_CSRF_TIME_LIMIT=None,

@@ -105,6 +105,22 @@ def init_db(app: Flask) -> None:
             _setup_sqlite(engine)
 
 
+def pool_options(db_url: str) -> dict[str, Any]:
+    """Engine options of a serving process's pools (the session's, and the reads' below).
+
+    PostgreSQL: a pool big enough that connections are kept, not opened and closed per burst.
+    SQLAlchemy closes an overflow connection as soon as it is given back; with the default pool
+    (5 + 10 overflow) and hundreds of long-polls per worker, bench/load.py saw 12-27 PostgreSQL
+    backends younger than 3 s at any moment: a new backend (fork, authentication, catalog cache)
+    per burst. ``DB_POOL_SIZE`` connections stay open per pool; ``DB_MAX_OVERFLOW`` more only in
+    a burst."""
+    options: dict[str, Any] = {"pool_recycle": 1800}
+    if db_url.startswith("postgresql"):
+        options["pool_size"] = int(os.environ.get("DB_POOL_SIZE", "16"))
+        options["max_overflow"] = int(os.environ.get("DB_MAX_OVERFLOW", "4"))
+    return options
+
+
 #: PostgreSQL: an autocommit engine per database URL for the reads outside any write, with a pool
 #: of its own. A read there is one round trip (through the session: BEGIN, the query, ROLLBACK).
 #: Its own pool, because a thread may hold its session's connection while it reads: sharing one
@@ -119,9 +135,7 @@ def _read_engine(engine: Engine) -> Engine:
         eng = _read_engines.get(key)
         if eng is None:
             eng = _read_engines[key] = create_engine(
-                engine.url, isolation_level="AUTOCOMMIT", pool_recycle=1800,
-                pool_size=int(os.environ.get("DB_POOL_SIZE", "16")),
-                max_overflow=int(os.environ.get("DB_MAX_OVERFLOW", "4")))
+                engine.url, isolation_level="AUTOCOMMIT", **pool_options(str(engine.url)))
         return eng
 
 

@@ -73,7 +73,7 @@ NO_STALE_CHECK = frozenset({"choose_pass", "confirm_pass", "chat", "taunt", "lea
 #: Log entry types that do not change the table's state (the stale check ignores them).
 #: ``set_deck`` is logged (with no fields) so that every process's snapshot of the table, which
 #: holds each viewer's deck, is renewed: a page's state then needs no query of its own.
-SOCIAL_LOG = frozenset({"chat", "taunt", "set_deck"})
+STATELESS_LOG = frozenset({"chat", "taunt", "set_deck"})
 
 # -------------------------------------------------------------------- hooks for other issues
 
@@ -160,7 +160,7 @@ class Ctx:
     ) -> None:
         t = self.table
         t.version += 1
-        if kind not in SOCIAL_LOG:
+        if kind not in STATELESS_LOG:
             t.state_version = t.version
         row = Action(
             table_id=t.id, version=t.version, game_number=t.game_number, type=kind, seat=seat,
