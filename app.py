@@ -50,6 +50,20 @@ def _tune_gc() -> None:
     gc.set_threshold(int(os.environ.get("CORAZONES_GC_GEN0", "10000")), gen1, gen2)
 
 
+def _migrate_default_database(app: Flask) -> None:
+    """Bring the default SQLite database in instance/ up to date as the app starts, so that
+    ``flask --app app run`` on a fresh checkout serves a working game. A database named by
+    DATABASE_URL is migrated by ``flask --app app setup``, once per release."""
+    import fcntl
+
+    from flask_migrate import upgrade
+
+    with open(os.path.join(app.instance_path, "migrate.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # processes starting together migrate one at a time
+        with app.app_context():
+            upgrade(directory=app.config.get("MIGRATIONS_DIR", "migrations"))
+
+
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # Hand the GIL over every 1 ms instead of 5: a thread that holds a table's lock (SQLite: the
     # one writer's lock) needs the GIL back after each database call, and behind threads building
@@ -86,8 +100,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SCHEDULER=os.environ.get("SCHEDULER", "inprocess"),
         TABLE_EXPIRY_DAYS=int(os.environ.get("TABLE_EXPIRY_DAYS", "30")),
         VAPID_PUBLIC_KEY="",
+        MIGRATIONS_DIR=os.path.join(os.path.dirname(os.path.abspath(__file__)), "migrations"),
     )
-    for key in ("RATELIMIT_CREATE", "RATELIMIT_CHAT", "RATELIMIT_KEY_PREFIX"):
+    for key in ("RATELIMIT_CREATE", "RATELIMIT_CHAT", "RATELIMIT_CHURN_DEVICE",
+                "RATELIMIT_CHURN_TABLE", "RATELIMIT_KEY_PREFIX"):
         if os.environ.get(key):
             app.config[key] = os.environ[key]
     app.config.from_pyfile("config.py", silent=True)
@@ -99,6 +115,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     import tables
 
     tables.init_app(app)
+    if not os.environ.get("DATABASE_URL") and not app.config.get("TESTING"):
+        _migrate_default_database(app)
     if app.config["SCHEDULER"] == "inprocess" and not app.config.get("TESTING"):
         from tables.scheduler import start_background
 

@@ -41,3 +41,23 @@ loglevel = os.environ.get("GUNICORN_LOGLEVEL", "warning")
 proc_name = "corazones-web"
 # Behind a TLS proxy on the same machine: trust its X-Forwarded-* headers.
 forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def _redacting_logger() -> type:
+    """gunicorn's logger with seat-link tokens cut out of the access log (the route is kept)."""
+    from gunicorn.glogging import Logger
+
+    from tables.guards import redact
+
+    class RedactingLogger(Logger):  # type: ignore[misc]
+        def atoms(self, resp, req, environ, request_time):  # type: ignore[no-untyped-def]
+            atoms = super().atoms(resp, req, environ, request_time)
+            for key in ("r", "U", "q", "f"):
+                if isinstance(atoms.get(key), str):
+                    atoms[key] = redact(atoms[key])
+            return atoms
+
+    return RedactingLogger
+
+
+logger_class = _redacting_logger()

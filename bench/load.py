@@ -467,6 +467,8 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
     else:
         url, schema = new_pg_schema(PG_BASE)
     env = {"RATELIMIT_CREATE": "1000000 per minute", "RATELIMIT_CHAT": "1000000 per minute",
+           "RATELIMIT_CHURN_DEVICE": "1000000 per minute",
+           "RATELIMIT_CHURN_TABLE": "1000000 per minute",
            "POLL_TIMEOUT": "25", "POLL_RECHECK": str(args.recheck),
            "ROBOT_SWEEP": "1", "GUNICORN_ACCESSLOG": str(tmp / "access.log")}
     if mode == "sqlite" and args.sqlite_shape == "single":

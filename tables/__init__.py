@@ -15,6 +15,7 @@ from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import HTTPException
 
 from .db import db, init_db
+from .guards import init_guards
 from .service import register_after_commit
 
 csrf = CSRFProtect()
@@ -34,6 +35,16 @@ _MESSAGES = {
 
 DB_UNAVAILABLE = ("unavailable", "El servidor perdió un momento la conexión con la base de datos. "
                   "Inténtalo de nuevo en unos segundos.")
+
+
+DB_NOT_SET_UP = ("not_set_up", "La base de datos del servidor no está preparada: quien lo "
+                 "administra debe ejecutar «flask --app app setup».")
+
+
+def is_missing_table(err: BaseException) -> bool:
+    """SQLite's «no such table» or PostgreSQL's undefined table (SQLSTATE 42P01)."""
+    orig = getattr(err, "orig", None)
+    return "no such table" in str(orig or err) or getattr(orig, "sqlstate", None) == "42P01"
 
 
 class _Sessions(SecureCookieSessionInterface):
@@ -58,7 +69,7 @@ def init_app(app: Flask) -> None:
     from .cli import register_cli
     from .clock import init_clock
     from .hint_routes import bp as hint_bp
-    from .identity import set_cookie_if_new
+    from .identity import offer_cookie, set_cookie_if_new
     from .limits import init_limits
     from .push import init_push
     from .robot_worker import start_worker
@@ -69,6 +80,7 @@ def init_app(app: Flask) -> None:
     app.url_map.merge_slashes = False
     init_db(app)
     migrate.init_app(app, db, directory=app.config.get("MIGRATIONS_DIR", "migrations"))
+    init_guards(app)  # before CSRF and the rate limits: they read the body the guards vet
     csrf.init_app(app)
     init_limits(app)
     live.init_live(app)
@@ -80,13 +92,17 @@ def init_app(app: Flask) -> None:
 
     @app.after_request
     def _headers(response: Response) -> Response:
+        if response.mimetype == "text/html" and request.method == "GET":
+            offer_cookie()  # a page's first write then already carries this browser's token
         response = set_cookie_if_new(response)
         response.headers.setdefault("Content-Security-Policy", CSP)
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["X-Frame-Options"] = "DENY"
         if request.path.startswith(("/t/", "/api/tables")):
             response.headers["X-Robots-Tag"] = "noindex"
-        if request.path.startswith("/api/"):
+        # A page or answer may hold a hand, a seat link or a CSRF token: no cache keeps it.
+        if request.path.startswith("/api/") or response.mimetype == "text/html":
             response.headers["Cache-Control"] = "no-store"
         return response
 
@@ -101,11 +117,26 @@ def init_app(app: Flask) -> None:
         code, message = _MESSAGES.get(status, ("http_error", "La solicitud no es válida"))
         return _error(status, code, message)
 
+    @app.errorhandler(sa_exc.ProgrammingError)
+    def _db_programming(err: Exception) -> Any:
+        if is_missing_table(err):
+            return _not_set_up(err)
+        return _any(err)
+
+    def _not_set_up(err: Exception) -> Any:
+        app.logger.error("the database has no tables: run «flask --app app setup» (%s)",
+                         str(err).splitlines()[0][:200])
+        db.session.rollback()
+        return _error(500, *DB_NOT_SET_UP)
+
     @app.errorhandler(sa_exc.OperationalError)
     @app.errorhandler(sa_exc.InterfaceError)
     @app.errorhandler(sa_exc.TimeoutError)
     def _db_unavailable(err: Exception) -> Any:
-        """The database cannot be reached (or is busy): nothing was saved; say so, retry later."""
+        """The database cannot be reached (or is busy): nothing was saved; say so, retry later.
+        A database without its tables is not a lost connection: it needs its migrations."""
+        if is_missing_table(err):
+            return _not_set_up(err)
         app.logger.warning("database unavailable: %s", str(err).splitlines()[0][:200])
         try:
             db.session.rollback()

@@ -1,4 +1,9 @@
-"""Who is asking: the device cookie (a random token; only its SHA-256 is stored)."""
+"""Who is asking: the device cookie (a random token; only its SHA-256 is stored).
+
+The cookie comes first, the row later: a page hands its browser a token on the first visit
+without writing anything, and the ``devices`` row is added only inside the transaction of the first
+thing kept for that browser (a seat, a table, a deck choice). A request that fails keeps no row.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +11,42 @@ import hashlib
 import secrets
 import time
 
-from flask import Response, g, request
+from flask import Response, current_app, g, request
 from sqlalchemy import select
 
-from .db import db, write_transaction
+from .db import db
 from .models import Device, utcnow
 
 COOKIE = "corazones_device"
 COOKIE_MAX_AGE = 400 * 24 * 3600
+TOKEN_MIN, TOKEN_MAX = 20, 100
 
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _cookie_token() -> str | None:
+    token = request.cookies.get(COOKIE, "")
+    return token if TOKEN_MIN <= len(token) <= TOKEN_MAX and token.isascii() else None
+
+
+def device_token() -> str:
+    """This browser's token: the one its cookie carries, or a fresh one sent with this answer."""
+    token = _cookie_token() or g.get("new_device_token")
+    if not token:
+        token = secrets.token_urlsafe(32)
+        g.new_device_token = token
+    return token
+
+
 def current_device_id() -> int | None:
     """The device of this request, or None (never creates one: GET changes nothing)."""
     if "device_id" in g:
         return g.device_id  # type: ignore[no-any-return]
-    token = request.cookies.get(COOKIE, "")
+    token = _cookie_token()
     device_id = None
-    if 20 <= len(token) <= 100:
+    if token is not None:
         digest = token_hash(token)
         now = time.monotonic()
         hit = _known.get(digest)
@@ -45,8 +65,7 @@ def current_device_id() -> int | None:
 
 
 #: Cookie hash -> (device id, until when): every poll of every page names its device, and the
-#: answer never changes but by ``rebind_device`` (which forgets the old hash here; another process
-#: may still accept it for up to ``KNOWN_TTL`` s: a token whose answer was lost in the first place).
+#: answer never changes for a hash (a device row is never re-keyed).
 _known: dict[str, tuple[int, float]] = {}
 KNOWN_TTL = 60.0
 
@@ -57,37 +76,34 @@ def presence_key() -> str:
 
 
 def ensure_device() -> int:
-    """The device of this request, creating it (and its cookie) on a state-changing request."""
+    """The device of this request, its row added to the caller's open write transaction if it has
+    none yet: when that transaction rolls back (the action was refused), no row is left."""
     device_id = current_device_id()
     if device_id is not None:
         return device_id
-    token = secrets.token_urlsafe(32)
-    dev = Device(token_hash=token_hash(token), created_at=utcnow())
-    with write_transaction():
-        db.session.add(dev)
+    dev = Device(token_hash=token_hash(device_token()), created_at=utcnow())
+    db.session.add(dev)
+    db.session.flush()
     g.device_id = dev.id
-    g.new_device_token = token
     return dev.id
 
 
-def rebind_device(device_id: int) -> None:
-    """Give this browser a fresh cookie for ``device_id`` (its old token stops working)."""
-    token = secrets.token_urlsafe(32)
-    with write_transaction():
-        dev = db.session.get(Device, device_id)
-        if dev is None:
-            return
-        _known.pop(dev.token_hash, None)
-        dev.token_hash = token_hash(token)
-    g.device_id = device_id
-    g.new_device_token = token
+def forget_device() -> None:
+    """Drop what this request believed about its device (after a rolled-back transaction)."""
+    g.pop("device_id", None)
+
+
+def offer_cookie() -> None:
+    """Give a browser without a device token one now (no row is written for it)."""
+    device_token()
 
 
 def set_cookie_if_new(response: Response) -> Response:
     token = g.get("new_device_token")
     if token:
+        secure = bool(current_app.config.get("SESSION_COOKIE_SECURE")) or request.is_secure
         response.set_cookie(
             COOKIE, token, max_age=COOKIE_MAX_AGE, httponly=True, samesite="Lax",
-            secure=request.is_secure, path="/",
+            secure=secure, path="/",
         )
     return response

@@ -1,37 +1,76 @@
-"""Rate limits (table creation, chat): Redis storage when REDIS_URL is set, so every process
-shares them; memory otherwise."""
+"""Rate limits: Redis storage when REDIS_URL is set, so every process shares them; memory
+otherwise. Each limit is one bucket whatever page or route spends it:
+
+- ``create``: opening a table (the JSON API and the plain page alike), per address;
+- ``chat``: chat lines, taunts and deck changes (each wakes every page of the table), per device;
+- ``churn``: lobby moves (sit, leave, add or remove a robot), per device and per table, since
+  each wakes every page too.
+"""
 
 from __future__ import annotations
 
-from flask import Flask, request
+from collections.abc import Callable
+
+from flask import Flask, current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
 limiter = Limiter(key_func=get_remote_address, default_limits=[])
 
+CHAT_TYPES = frozenset({"chat", "taunt", "set_deck"})
+CHURN_TYPES = frozenset({"sit", "leave", "add_robot", "remove_robot"})
 
-def chat_exempt() -> bool:
-    """The actions route only counts chat, taunts and deck changes (each wakes every page of the
-    table) against the chat limit."""
+
+def action_type() -> str | None:
+    """The ``type`` of the action this request sends (form or JSON), without walking a body the
+    depth guard refused."""
     if request.form:
-        kind = request.form.get("type")
-    else:
-        data = request.get_json(silent=True, force=True)
-        kind = data.get("type") if isinstance(data, dict) else None
-    return kind not in ("chat", "taunt", "set_deck")
+        return request.form.get("type")
+    data = request.get_json(silent=True, force=True)
+    kind = data.get("type") if isinstance(data, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 def device_or_address() -> str:
-    """Chat is limited per device (friends behind one router each have their own budget)."""
+    """Per device (friends behind one router each have their own budget); per address for a
+    browser without a device cookie."""
     from .identity import COOKIE, token_hash
 
     token = request.cookies.get(COOKIE, "")
     return "d:" + token_hash(token)[:24] if token else "ip:" + get_remote_address()
 
 
+def per_table() -> str:
+    return "t:" + str((request.view_args or {}).get("table_id", ""))
+
+
+def _exempt_unless(types: frozenset[str]) -> Callable[[], bool]:
+    return lambda: action_type() not in types
+
+
+def _config(key: str) -> Callable[[], str]:
+    return lambda: str(current_app.config[key])
+
+
+#: Every way of opening a table spends this one bucket.
+create_limit = limiter.shared_limit(_config("RATELIMIT_CREATE"), scope="create")
+#: Every page that sends chat spends this one bucket.
+chat_limit = limiter.shared_limit(_config("RATELIMIT_CHAT"), scope="chat",
+                                  key_func=device_or_address,
+                                  exempt_when=_exempt_unless(CHAT_TYPES))
+churn_device_limit = limiter.shared_limit(_config("RATELIMIT_CHURN_DEVICE"), scope="churn-device",
+                                          key_func=device_or_address,
+                                          exempt_when=_exempt_unless(CHURN_TYPES))
+churn_table_limit = limiter.shared_limit(_config("RATELIMIT_CHURN_TABLE"), scope="churn-table",
+                                         key_func=per_table,
+                                         exempt_when=_exempt_unless(CHURN_TYPES))
+
+
 def init_limits(app: Flask) -> None:
     app.config.setdefault("RATELIMIT_CREATE", "30 per hour;10 per minute")
     app.config.setdefault("RATELIMIT_CHAT", "20 per minute")
+    app.config.setdefault("RATELIMIT_CHURN_DEVICE", "30 per minute")
+    app.config.setdefault("RATELIMIT_CHURN_TABLE", "60 per minute")
     app.config.setdefault("RATELIMIT_HEADERS_ENABLED", False)
     url = app.config.get("REDIS_URL")
     app.config.setdefault("RATELIMIT_STORAGE_URI", url if url else "memory://")

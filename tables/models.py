@@ -100,6 +100,8 @@ class Action(db.Model):  # type: ignore[name-defined,misc]
     #: The client action id (idempotency); several rows of one request share it.
     action_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     device_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: SHA-256 of the request that carried ``action_id``: only the same request is a retry.
+    request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: The version the client sent with the action (answers a retry the same way).
     base_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)

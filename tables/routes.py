@@ -27,8 +27,8 @@ from rules import card_label
 from . import live, service
 from .db import db, reading
 from .errors import ServiceError
-from .identity import current_device_id, ensure_device, presence_key, rebind_device
-from .limits import chat_exempt, device_or_address, limiter
+from .identity import current_device_id, ensure_device, forget_device, offer_cookie, presence_key
+from .limits import chat_limit, churn_device_limit, churn_table_limit, create_limit
 from .models import Table
 from .openapi import openapi_document
 
@@ -119,8 +119,9 @@ _PLAIN_FIELDS = ("name", "card", "text", "taunt_id", "robot_level", "deck")
 
 
 @bp.post("/t/<table_id>/plain")
-@limiter.limit(lambda: current_app.config["RATELIMIT_CHAT"], exempt_when=chat_exempt,
-               key_func=device_or_address, scope="chat")
+@chat_limit
+@churn_device_limit
+@churn_table_limit
 def plain_action(table_id: str) -> WResponse:
     """The plain page's forms: the same actions as the JSON API, then back to the page."""
     form = request.form
@@ -134,15 +135,15 @@ def plain_action(table_id: str) -> WResponse:
     if "cards" in form:
         body["cards"] = form.getlist("cards")
     try:
-        device_id = ensure_device() if body["type"] in ("sit", "set_deck") \
-            else current_device_id()
-        service.perform(table_id, device_id, body)
+        service.perform(table_id, current_device_id(), body, new_device=ensure_device)
     except ServiceError as err:
+        forget_device()
         flash(err.message)
     return redirect(url_for("tables.plain_page", table_id=table_id))
 
 
 @bp.post("/plain/new")
+@create_limit
 def plain_create() -> WResponse:
     form = request.form
     body: dict[str, Any] = {
@@ -153,9 +154,9 @@ def plain_create() -> WResponse:
         "robot_level": form.get("robot_level", "normal"),
     }
     try:
-        device_id = ensure_device()
-        table_id = service.create_table(device_id, body)
+        table_id = service.create_table(ensure_device, body)
     except ServiceError as err:
+        forget_device()
         flash(err.message)
         return redirect(url_for("tables.plain_home"))
     return redirect(url_for("tables.plain_page", table_id=table_id))
@@ -173,9 +174,9 @@ def seat_link(table_id: str, token: str) -> str | tuple[str, int]:
 @bp.post("/t/<table_id>/s/<token>")
 def seat_link_take(table_id: str, token: str) -> WResponse | tuple[str, int]:
     try:
-        device_id = ensure_device()
-        service.move_seat(table_id, token, device_id)
+        service.move_seat(table_id, token, ensure_device)
     except ServiceError as err:
+        forget_device()
         return render_template("error.html", message=err.message), err.status
     return redirect(url_for("tables.table_page", table_id=table_id))
 
@@ -185,6 +186,7 @@ def seat_link_take(table_id: str, token: str) -> WResponse | tuple[str, int]:
 
 @bp.get("/api/csrf")
 def api_csrf() -> Response:
+    offer_cookie()
     return jsonify({"csrf_token": generate_csrf()})
 
 
@@ -194,28 +196,23 @@ def api_openapi() -> Response:
 
 
 @bp.post("/api/tables")
-@limiter.limit(lambda: current_app.config["RATELIMIT_CREATE"])
+@create_limit
 def api_create() -> tuple[Response, int]:
     try:
         body = _json_body()
-        prior = service.created_by(body)
-        if prior is None:
-            device_id = ensure_device()
+        table_id = service.created_by(body, current_device_id())
+        if table_id is None:
             try:
-                table_id = service.create_table(device_id, body)
+                table_id = service.create_table(ensure_device, body)
             except IntegrityError:  # the same creation, retried at the same moment
                 db.session.rollback()
-                prior = service.created_by(body)
-                if prior is None:
+                forget_device()
+                table_id = service.created_by(body, current_device_id())
+                if table_id is None:
                     raise
-        if prior is not None:  # a retry: the same answer, as the browser that created it
-            table_id, host_device = prior
-            device_id = current_device_id() or 0
-            if host_device is not None and host_device != device_id:
-                rebind_device(host_device)
-                device_id = host_device
-        data = service.read_state(table_id, device_id, present=None)
+        data = service.read_state(table_id, current_device_id(), present=None)
     except ServiceError as err:
+        forget_device()
         return _error_response(err)
     return jsonify({"table_id": table_id, "url": f"/t/{table_id}", "state": data["state"]}), 201
 
@@ -282,16 +279,21 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
 
 
 @bp.post("/api/tables/<table_id>/actions")
-@limiter.limit(lambda: current_app.config["RATELIMIT_CHAT"], exempt_when=chat_exempt,
-               key_func=device_or_address, scope="chat")
+@chat_limit
+@churn_device_limit
+@churn_table_limit
 def api_action(table_id: str) -> Response | tuple[Response, int]:
     try:
         body = _json_body()
-        device_id = ensure_device() if body.get("type") in ("sit", "set_deck") \
-            else current_device_id()
-        out = service.perform(table_id, device_id, body, present=_spectators(table_id))
-        if out.rebind_device is not None:
-            rebind_device(out.rebind_device)
+        try:
+            out = service.perform(table_id, current_device_id(), body,
+                                  present=_spectators(table_id), new_device=ensure_device)
+        except IntegrityError:  # this browser's first two writes at once: its row exists now
+            db.session.rollback()
+            forget_device()
+            out = service.perform(table_id, current_device_id(), body,
+                                  present=_spectators(table_id), new_device=ensure_device)
     except ServiceError as err:
+        forget_device()
         return _error_response(err, table_id)
     return jsonify(out.answer)

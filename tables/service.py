@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 import secrets
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -16,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import regex
+from confusables import is_confusable
 from flask import current_app
 from sqlalchemy import func, select
 
@@ -91,14 +94,66 @@ def register_after_commit(hook: AfterCommitHook) -> None:
 # -------------------------------------------------------------------- small helpers
 
 
+#: A character that shows something: not white space, not a mark alone, not a format control,
+#: not a default-ignorable code point (U+3164 HANGUL FILLER, U+200B…) and not U+2800 BRAILLE BLANK.
+_VISIBLE = regex.compile(r"[^\p{White_Space}\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]")
+_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+#: Bidi overrides and isolates (U+202A-202E, U+2066-2069) and zero-width characters: they can
+#: reorder or hide what others read. A zero-width joiner inside an emoji sequence stays.
+_HIDDEN_IN_CHAT = regex.compile(
+    r"(?!(?<=\p{Extended_Pictographic}\p{M}*)\u200d(?=\p{Extended_Pictographic}))"
+    r"[\p{Cf}\p{Default_Ignorable_Code_Point}--[\u00ad\ufe00-\ufe0f]]", regex.V1)
+
+
 def clean_name(value: Any, limit: int = NAME_MAX) -> str:
+    """A name as others will read it: NFC, spaces folded, something visible, nothing hidden."""
     if not isinstance(value, str):
         raise bad_request("bad_name", f"Escribe un nombre (hasta {limit} letras)")
-    text = " ".join(value.split())
+    text = unicodedata.normalize("NFC", value)
     if any(unicodedata.category(ch).startswith("C") for ch in text):
         raise bad_request("bad_name", "El nombre tiene caracteres no permitidos")
+    text = " ".join(_IGNORABLE.sub("", text).split())
     if not 1 <= len(text) <= limit:
         raise bad_request("bad_name", f"Escribe un nombre (hasta {limit} letras)")
+    if not _VISIBLE.search(text):
+        raise bad_request("bad_name", "Ese nombre no se ve: escribe letras o números")
+    return text
+
+
+def _reads_as(name: str, other: str) -> bool:
+    """Whether ``name`` reads as ``other`` (case, accents and look-alike letters aside)."""
+    return name.casefold() == other.casefold() or is_confusable(name, other)
+
+
+def refuse_robot_like(name: str) -> None:
+    """A person's name may not pass for a robot: no robot's name, nothing that reads «ROBOT …»."""
+    first = name.split(" ", 1)[0]
+    if _reads_as(first, "ROBOT") or any(_reads_as(name, robot) for robot in ROBOT_NAMES):
+        raise bad_request("bad_name", "Ese nombre es de un robot: elige otro")
+
+
+def refuse_taken_name(name: str, seats: list[Seat], mine: Seat | None = None) -> None:
+    """Each seat shows a name no other seat at the table shows, nor one that looks like it."""
+    refuse_robot_like(name)
+    for s in seats:
+        if s is mine or s.kind == "empty":
+            continue
+        shown = robot_label(s.robot_name) if is_robotic(s) else s.name
+        if shown and _reads_as(name, shown):
+            raise bad_request("name_taken", f"En la mesa ya hay alguien llamado «{shown}»: "
+                                            "elige otro nombre")
+
+
+def clean_chat(value: Any) -> str:
+    """A chat line with its hidden characters removed (bidi overrides, zero-width characters)."""
+    if not isinstance(value, str):
+        raise bad_request("bad_chat", "Escribe un mensaje")
+    text = _HIDDEN_IN_CHAT.sub("", unicodedata.normalize("NFC", value)).strip()
+    if len(text) > CHAT_MAX:
+        raise bad_request("chat_too_long", f"El mensaje es muy largo (hasta {CHAT_MAX} letras)")
+    if not text or not _VISIBLE.search(text) \
+            or any(unicodedata.category(ch) in ("Cc", "Cs") and ch != "\n" for ch in text):
+        raise bad_request("bad_chat", "Escribe un mensaje")
     return text
 
 
@@ -124,14 +179,34 @@ def new_table_id(action_id: Any = None) -> str:
     return secrets.token_urlsafe(18)
 
 
-def created_by(body: Mapping[str, Any]) -> tuple[str, int | None] | None:
-    """The table an earlier creation with this body's ``action_id`` made, with its host device."""
-    if not isinstance(body.get("action_id"), str) or len(body["action_id"]) < PROOF_ID_LEN:
+def request_digest(body: Mapping[str, Any]) -> str:
+    """The SHA-256 of a request body in a canonical form (key order and spacing do not count)."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+ACTION_ID_REUSED = ("action_id_reused", "Ese identificador de acción ya se usó")
+
+
+def created_by(body: Mapping[str, Any], device_id: int | None) -> str | None:
+    """The table an earlier creation with this body's ``action_id`` made, if any.
+
+    An action id belongs to the device that first sent it, with that body: the same browser
+    repeating the same request gets its table again; anyone else is refused (409)."""
+    action_id = body.get("action_id")
+    if not isinstance(action_id, str) or len(action_id) < PROOF_ID_LEN:
         return None
-    table = db.session.get(Table, new_table_id(body["action_id"]))
-    if table is None:
+    table_id = new_table_id(action_id)
+    first = db.session.execute(
+        select(Action.device_id, Action.request_digest)
+        .where(Action.table_id == table_id, Action.type == "create")
+    ).one_or_none()
+    if first is None:
         return None
-    return table.id, table.host_device_id
+    if device_id is None or first.device_id != device_id \
+            or first.request_digest != request_digest(body):
+        raise ServiceError(409, *ACTION_ID_REUSED)
+    return table_id
 
 
 @dataclass
@@ -145,6 +220,8 @@ class Ctx:
     action_id: str | None
     base_version: int | None
     robot_seat: int | None = None
+    #: SHA-256 of the request body: an action id answers again only the same request.
+    request_digest: str | None = None
     game_changed: bool = False
     rows: list[Action] = field(default_factory=list)
 
@@ -165,6 +242,7 @@ class Ctx:
         row = Action(
             table_id=t.id, version=t.version, game_number=t.game_number, type=kind, seat=seat,
             action_id=self.action_id, device_id=self.device_id, base_version=self.base_version,
+            request_digest=self.request_digest if self.action_id is not None else None,
             payload=dict(payload), events=list(events or []), at=utcnow(),
         )
         db.session.add(row)
@@ -246,7 +324,8 @@ def seat_json(s: Seat, table: Table) -> dict[str, Any]:
         "kind": s.kind,
         "name": s.name if s.kind == "human" else s.robot_name,
         "label": label,
-        "is_host": s.seat == 0 and s.kind == "human",
+        "is_host": s.kind == "human" and not s.left and s.device_id is not None
+        and s.device_id == table.host_device_id,
         "left": s.left,
         "robot_name": s.robot_name if is_robotic(s) else None,
         "wants_rematch": bool(s.wants_rematch or is_robotic(s)) if table.status == "finished"
@@ -361,8 +440,11 @@ def read_state(
 # -------------------------------------------------------------------- creating a table
 
 
-def create_table(device_id: int, body: Mapping[str, Any]) -> str:
+def create_table(device: Callable[[], int], body: Mapping[str, Any]) -> str:
+    """Open a table whose host is ``device()`` (called inside the creation's transaction, so a
+    refused creation keeps nothing for the device either)."""
     host = clean_name(body.get("host_name"))
+    refuse_robot_like(host)
     target = body.get("target", 100)
     if isinstance(target, bool) or target not in (100, 50):
         raise bad_request("bad_target", "El juego llega a 100 o a 50 puntos")
@@ -382,14 +464,17 @@ def create_table(device_id: int, body: Mapping[str, Any]) -> str:
     table_name = clean_name(name, TABLE_NAME_MAX) if name not in (None, "") else f"Mesa de {host}"
     if len(table_name) > TABLE_NAME_MAX:
         table_name = table_name[:TABLE_NAME_MAX]
-    table = Table(
-        id=new_table_id(body.get("action_id")), name=table_name, target=int(target),
-        renege=renege, deck=deck,
-        robot_level=level, hand_level=level, status="lobby", game_number=0, version=0,
-        state_version=0, game_json=None, robot_due=False, host_device_id=device_id,
-        created_at=utcnow(), updated_at=utcnow(),
-    )
+    action_id = body.get("action_id")
+    action_id = action_id if isinstance(action_id, str) and len(action_id) <= 64 else None
     with write_transaction():
+        device_id = device()
+        table = Table(
+            id=new_table_id(action_id), name=table_name, target=int(target),
+            renege=renege, deck=deck,
+            robot_level=level, hand_level=level, status="lobby", game_number=0, version=0,
+            state_version=0, game_json=None, robot_due=False, host_device_id=device_id,
+            created_at=utcnow(), updated_at=utcnow(),
+        )
         db.session.add(table)
         db.session.flush()
         seats = [Seat(table_id=table.id, seat=i, kind="empty", name="", robot_name="", left=False,
@@ -398,8 +483,10 @@ def create_table(device_id: int, body: Mapping[str, Any]) -> str:
         db.session.add_all(seats)
         clock.create_rows(table.id, pace)
         db.session.flush()
-        ctx = Ctx(table, seats, None, device_id, None, None)
+        ctx = Ctx(table, seats, None, device_id, action_id, None,
+                  request_digest=request_digest(body))
         ctx.log("create", None, {"type": "create", "name": table_name})
+        ctx.action_id = None  # the id names the creation; its seat row needs no second copy
         ctx.log("sit", 0, {"type": "sit", "seat": 0, "name": host})
         table_id, version = table.id, table.version
     after_commit(table_id, version, [], False)
@@ -414,10 +501,6 @@ class Outcome:
     table_id: str
     version: int
     answer: dict[str, Any] | None  # {"state", "log"} for the caller (None for robots)
-    #: A retried ``sit`` whose answer (and new device cookie) was lost: the caller is that device
-    #: again (its action id proves it); the route issues it a fresh cookie.
-    rebind_device: int | None = None
-
 
 
 def _int(value: Any, code: str, message: str) -> int:
@@ -426,11 +509,18 @@ def _int(value: Any, code: str, message: str) -> int:
     return value
 
 
+#: Actions that keep something for a device that has none yet (a seat, a deck choice).
+DEVICE_MAKING_TYPES = frozenset({"sit", "set_deck"})
+
+
 def perform(
     table_id: str, device_id: int | None, body: Any, robot_seat: int | None = None,
-    present: set[str] | None = None,
+    present: set[str] | None = None, new_device: Callable[[], int] | None = None,
 ) -> Outcome:
-    """Apply one action dict (``type``, ``action_id``, ``version`` and the type's fields)."""
+    """Apply one action dict (``type``, ``action_id``, ``version`` and the type's fields).
+
+    ``new_device()`` gives a caller without a device one, inside the action's transaction, for
+    the actions that keep something for it (a refused action keeps no device row)."""
     if not isinstance(body, Mapping):
         raise bad_request("bad_json", "La solicitud no es un objeto JSON")
     kind = body.get("type")
@@ -446,10 +536,12 @@ def perform(
     with locked_table(table_id) as table:
         if table is None:
             raise ServiceError(404, *NOT_FOUND)
-        done = _perform_locked(table, kind, device_id, action_id, version, robot_seat, body)
+        done = _perform_locked(table, kind, device_id, action_id, version, robot_seat, body,
+                               new_device)
+    device_id = done.device_id
     if done.retry_base is not None:  # an action id applied before: the same answer, read now
         if robot_seat is None:
-            done.outcome.answer = read_state(table_id, done.device_id, since=done.retry_base,
+            done.outcome.answer = read_state(table_id, device_id, since=done.retry_base,
                                              present=present, at_least=done.outcome.version)
         return done.outcome
     if done.snap is not None:
@@ -470,7 +562,7 @@ class _Done:
     outcome: Outcome
     before: int = 0
     retry_base: int | None = None  # set: the action id was applied before (a retry)
-    device_id: int | None = None  # a retry's device (a rebound ``sit``)
+    device_id: int | None = None  # the caller's device (made by this action, if it had none)
     snap: snapshot.Snapshot | None = None
     changed: bool = False
     humans: list[int] = field(default_factory=list)
@@ -479,39 +571,37 @@ class _Done:
 
 def _perform_locked(
     table: Table, kind: str, device_id: int | None, action_id: str | None, version: int | None,
-    robot_seat: int | None, body: Mapping[str, Any],
+    robot_seat: int | None, body: Mapping[str, Any], new_device: Callable[[], int] | None,
 ) -> _Done:
     """The part of :func:`perform` that holds the table's lock: check, apply, log, flush."""
     table_id = table.id
     seats = load_seats(table_id)
+    digest = request_digest(body) if action_id is not None else None
     if action_id is not None:
         first = db.session.execute(
-            select(Action.version, Action.device_id, Action.base_version, Action.type)
+            select(Action.version, Action.device_id, Action.base_version, Action.request_digest)
             .where(Action.table_id == table_id, Action.action_id == action_id)
             .order_by(Action.version)
             .limit(1)
         ).one_or_none()
         if first is not None:
-            rebind = None
-            if first.device_id != device_id or robot_seat is not None:
-                # A `sit` made this device's cookie; if its answer was lost, the retry comes
-                # without it. The same long random action id proves it is the same browser.
-                if (robot_seat is None and first.type == "sit" and kind == "sit"
-                        and len(action_id) >= PROOF_ID_LEN and first.device_id is not None
-                        and seat_of_device(seats, device_id) is None):
-                    rebind = device_id = first.device_id
-                else:
-                    raise ServiceError(409, "action_id_reused",
-                                       "Ese identificador de acción ya se usó")
+            # An action id belongs to the device that first sent it, with that very body: only
+            # that device repeating that request gets the same answer; nothing else changes.
+            if first.device_id != device_id or robot_seat is not None \
+                    or first.request_digest not in (None, digest):
+                raise ServiceError(409, *ACTION_ID_REUSED)
             base = first.base_version if first.base_version is not None else first.version - 1
-            return _Done(Outcome(table_id, table.version, None, rebind), retry_base=base,
+            return _Done(Outcome(table_id, table.version, None), retry_base=base,
                          device_id=device_id)
+    if device_id is None and new_device is not None and kind in DEVICE_MAKING_TYPES:
+        device_id = new_device()
     before = table.version
     if version is not None and kind not in NO_STALE_CHECK and version < table.state_version:
         raise ServiceError(409, "stale",
                            "La mesa cambió mientras decidías: mira cómo quedó",
                            with_state=True)
-    ctx = Ctx(table, seats, load_game(table), device_id, action_id, version, robot_seat)
+    ctx = Ctx(table, seats, load_game(table), device_id, action_id, version, robot_seat,
+              request_digest=digest)
     from . import clock
 
     mine = ctx.me if robot_seat is None else None
@@ -521,7 +611,7 @@ def _perform_locked(
     if ctx.game_changed and ctx.game is not None:
         table.game_json = ctx.game.to_json()
     table.robot_due = bool(due_robot_seats(table, seats, ctx.game))
-    done = _Done(Outcome(table_id, table.version, None), before=before)
+    done = _Done(Outcome(table_id, table.version, None), before=before, device_id=device_id)
     if ctx.rows:
         table.updated_at = utcnow()  # before the clock's queries flush the row: one UPDATE
         clock_state = clock.sync_locked(table, seats, ctx.game)
@@ -607,15 +697,42 @@ def h_sit(ctx: Ctx, body: Mapping[str, Any]) -> None:
     if ctx.table.status != "lobby":
         from .clock import sit_vacant
 
-        if sit_vacant(ctx, name):  # a seat left in an earlier game (issue 8)
+        vacant = next((s for s in ctx.seats if s.kind == "robot" and s.vacant), None)
+        if vacant is not None:
+            refuse_taken_name(name, ctx.seats, vacant)
+        if sit_vacant(ctx, name):  # a seat left in an earlier game
+            _claim_host_if_none(ctx)
             return
     _need_lobby(ctx)
     free = next((s for s in ctx.seats if s.kind == "empty"), None)
     if free is None:
         raise ServiceError(409, "table_full", "La mesa está llena: puedes mirar", with_state=True)
+    refuse_taken_name(name, ctx.seats)
     free.kind, free.name, free.device_id, free.left = "human", name, ctx.device_id, False
     free.robot_name, free.wants_rematch = "", False
     ctx.log("sit", free.seat, {"type": "sit", "seat": free.seat, "name": name})
+    _claim_host_if_none(ctx)
+
+
+def _claim_host_if_none(ctx: Ctx) -> None:
+    """A table whose host powers went with the last person seated gives them to who sits next."""
+    if ctx.table.host_device_id is None:
+        ctx.table.host_device_id = ctx.device_id
+
+
+def _pass_host(ctx: Ctx, leaving: Seat) -> int | None:
+    """Host powers follow a seated person: when the host leaves, the next human still seated,
+    clockwise, holds them (nobody, until someone sits, if no human is left). Returns the seat."""
+    t = ctx.table
+    if leaving.device_id is None or t.host_device_id != leaving.device_id:
+        return None
+    for step in (1, 2, 3):
+        s = ctx.seats[(leaving.seat + step) % 4]
+        if s.kind == "human" and not s.left and s.device_id is not None:
+            t.host_device_id = s.device_id
+            return s.seat
+    t.host_device_id = None
+    return None
 
 
 def h_add_robot(ctx: Ctx, body: Mapping[str, Any]) -> None:
@@ -654,14 +771,19 @@ def h_leave(ctx: Ctx, body: Mapping[str, Any]) -> None:
     me = _need_seated(ctx)
     t = ctx.table
     if t.status == "lobby":
-        if me.seat == 0:
+        if me.device_id == t.host_device_id:
             raise ServiceError(409, "host_cannot_leave",
                                "Quien arma la mesa no puede dejarla antes de empezar")
         me.kind, me.name, me.device_id, me.wants_rematch = "empty", "", None, False
+        payload: dict[str, Any] = {"type": "leave", "seat": me.seat}
     else:
+        new_host = _pass_host(ctx, me)
         me.left, me.wants_rematch = True, False
         me.robot_name = free_robot_name(ctx.seats)
-    ctx.log("leave", me.seat, {"type": "leave", "seat": me.seat})
+        payload = {"type": "leave", "seat": me.seat}
+        if new_host is not None:
+            payload["host_seat"] = new_host
+    ctx.log("leave", me.seat, payload)
     if t.status == "finished":
         _maybe_rematch(ctx)
 
@@ -743,14 +865,7 @@ def h_close_count(ctx: Ctx, body: Mapping[str, Any]) -> None:
 
 def h_chat(ctx: Ctx, body: Mapping[str, Any]) -> None:
     me = _need_seated(ctx)
-    text = body.get("text")
-    if not isinstance(text, str):
-        raise bad_request("bad_chat", "Escribe un mensaje")
-    text = text.strip()
-    if len(text) > CHAT_MAX:
-        raise bad_request("chat_too_long", f"El mensaje es muy largo (hasta {CHAT_MAX} letras)")
-    if not text or any(unicodedata.category(ch) in ("Cc", "Cs") and ch != "\n" for ch in text):
-        raise bad_request("bad_chat", "Escribe un mensaje")
+    text = clean_chat(body.get("text"))
     ctx.log("chat", me.seat, {"type": "chat", "seat": me.seat, "name": me.name, "text": text})
 
 
@@ -850,33 +965,30 @@ assert set(HANDLERS) == set(ACTION_TYPES)
 # -------------------------------------------------------------------- seat links
 
 
-def move_seat(table_id: str, token: str, device_id: int) -> int:
-    """Give the seat whose private link is ``token`` to ``device_id``; returns the seat."""
+def move_seat(table_id: str, token: str, device: Callable[[], int]) -> int:
+    """Give the seat whose private link is ``token`` to ``device()``; returns the seat. The device
+    is asked for only once the link proves good (a bad link keeps nothing for it)."""
     with locked_table(table_id) as table:
         if table is None:
             raise ServiceError(404, *NOT_FOUND)
         seats = load_seats(table_id)
-        for s in seats:
-            if s.kind == "human" and not s.left and hmac.compare_digest(
-                seat_token(table_id, s.seat, s.link_gen), token
-            ):
-                if s.device_id != device_id:
-                    current = seat_of_device(seats, device_id)
-                    if current is not None:
-                        raise ServiceError(409, "already_seated",
-                                           "Este dispositivo ya tiene otro lugar en la mesa")
-                    if s.seat == 0:
-                        table.host_device_id = device_id
-                    s.device_id = device_id
-                    s.link_gen += 1  # a link moves a seat once
-                    ctx = Ctx(table, seats, None, device_id, None, None)
-                    ctx.log("move_seat", s.seat, {"type": "move_seat", "seat": s.seat})
-                    version = table.version
-                    seat = s.seat
-                    break
-                return s.seat
-        else:
+        s = next((s for s in seats if s.kind == "human" and not s.left and hmac.compare_digest(
+            seat_token(table_id, s.seat, s.link_gen), token)), None)
+        if s is None:
             raise ServiceError(404, "bad_link", "Ese enlace de lugar ya no vale")
+        device_id = device()
+        if s.device_id == device_id:
+            return s.seat
+        if seat_of_device(seats, device_id) is not None:
+            raise ServiceError(409, "already_seated",
+                               "Este dispositivo ya tiene otro lugar en la mesa")
+        if s.device_id is not None and table.host_device_id == s.device_id:
+            table.host_device_id = device_id  # host powers go with the seat's person
+        s.device_id = device_id
+        s.link_gen += 1  # a link moves a seat once
+        ctx = Ctx(table, seats, None, device_id, None, None)
+        ctx.log("move_seat", s.seat, {"type": "move_seat", "seat": s.seat})
+        version, seat = table.version, s.seat
     after_commit(table_id, version, [], False)
     return seat
 

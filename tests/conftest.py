@@ -82,6 +82,7 @@ def make_app(database_url: str, **config: Any) -> Any:
         "TESTING": True, "SQLALCHEMY_DATABASE_URI": database_url, "SECRET_KEY": "test-secret",
         "POLL_TIMEOUT": 2.0, "POLL_RECHECK": 0.2, "ROBOT_SWEEP": 0.5, "SCHEDULER": "off",
         "RATELIMIT_CREATE": "10000 per minute", "RATELIMIT_CHAT": "10000 per minute",
+        "RATELIMIT_CHURN_DEVICE": "10000 per minute", "RATELIMIT_CHURN_TABLE": "10000 per minute",
         "MIGRATIONS_DIR": str(ROOT / "migrations"),
     }
     cfg.update(config)
@@ -175,6 +176,8 @@ class Server:
                          "POLL_RECHECK": "0.2", "ROBOT_SWEEP": "0.5",
                          "RATELIMIT_CREATE": "10000 per minute",
                          "RATELIMIT_CHAT": "10000 per minute",
+                         "RATELIMIT_CHURN_DEVICE": "10000 per minute",
+                         "RATELIMIT_CHURN_TABLE": "10000 per minute",
                          "RATELIMIT_KEY_PREFIX": "test" + secrets.token_hex(6)})
         self.env.update(env)
         self.proc: subprocess.Popen[bytes] | None = None

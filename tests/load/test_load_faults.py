@@ -43,6 +43,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, str
               threads=64, robot_procs=1,
               env={"POLL_TIMEOUT": "5", "POLL_RECHECK": "2", "ROBOT_SWEEP": "0.5",
                    "RATELIMIT_CREATE": "100000 per minute", "RATELIMIT_CHAT": "100000 per minute",
+                   "RATELIMIT_CHURN_DEVICE": "100000 per minute",
+                   "RATELIMIT_CHURN_TABLE": "100000 per minute",
                    **CLOCK})
     try:
         s.start()
