@@ -6,7 +6,10 @@ connection, and the resolvers are the tests' own."""
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -256,6 +259,67 @@ def test_connects_to_the_checked_address_and_keeps_the_host(push_service: PushSe
     (got,) = push_service.to("/push/named")
     assert got.headers["host"] == f"push.example.org:{port}" and got.body == b"hi"
     assert resolver.asked == [("push.example.org", port)]
+
+
+def test_tls_still_names_the_host(tmp_path: Path) -> None:
+    """Connected to the checked address, TLS still sends the host's name (SNI) and checks the
+    certificate against it: a certificate for another name is refused."""
+    import datetime
+    import ssl
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "push.example.org")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("push.example.org")]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    names: list[str | None] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self.send_response(201)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert_file, key_file)
+    ctx.sni_callback = lambda sock, server_name, c: names.append(server_name)
+    httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    port = httpd.server_address[1]
+    try:
+        resolver = Resolver("127.0.0.1")
+        session = GuardedSession(AddressGuard(resolver, allow_loopback=True))
+        r = session.post(f"https://push.example.org:{port}/push/x", data=b"x",
+                         verify=str(cert_file), timeout=5)
+        assert r.status_code == 201 and names == ["push.example.org"]
+        with pytest.raises(requests.exceptions.SSLError):
+            session.post(f"https://other.example.org:{port}/push/x", data=b"x",
+                         verify=str(cert_file), timeout=5)
+        assert resolver.asked == [("push.example.org", port), ("other.example.org", port)]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 def test_no_proxy_from_the_environment(push_service: PushService,
