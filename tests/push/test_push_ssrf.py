@@ -150,9 +150,10 @@ def prod_app(migrated: str) -> Iterator[Any]:
     root.close_app(app)
 
 
-def _rows(app: Any) -> int:
+def _rows(app: Any, tid: str) -> int:
     with app.app_context():
-        n = db.session.execute(select(func.count()).select_from(PushSubscription)).scalar_one()
+        n = db.session.execute(select(func.count()).select_from(PushSubscription)
+                               .where(PushSubscription.table_id == tid)).scalar_one()
         db.session.rollback()
         return int(n)
 
@@ -169,12 +170,12 @@ def test_refused_endpoints_get_a_spanish_400_and_store_nothing(prod_app: Any) ->
         body = r.get_json()
         assert body["error"] == "bad_push_endpoint", endpoint
         assert "servicio de avisos conocido" in body["message"]
-        assert _rows(prod_app) == 0, endpoint
+        assert _rows(prod_app, tid) == 0, endpoint
     # The same request with a push service's endpoint is stored.
     r = ana.post(f"/api/tables/{tid}/push", {"subscription": {
         "endpoint": "https://fcm.googleapis.com/fcm/send/ana", "keys": keys}})
     assert r.status_code == 200 and r.get_json()["subscribed"] is True
-    assert _rows(prod_app) == 1
+    assert _rows(prod_app, tid) == 1
 
 
 # -------------------------------------------------------------------- addresses
