@@ -15,6 +15,8 @@ How it fits together:
 - Outbox rows are sent by whoever claims them first (a lease, ``UPDATE ... WHERE lease_until``):
   the sender thread right away, the scheduler for retries. 404/410 delete the subscription by its
   endpoint; 429 and 5xx retry later honouring Retry-After; anything else is logged and dropped.
+- Where a push may go (tables/push_net.py): subscriptions name an https endpoint on a known push
+  service, and the transport only connects to public addresses and never follows a redirect.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlparse
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -55,6 +56,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from .db import db, write_transaction
 from .models import Action, Seat, Table, utcnow
+from .push_net import ENDPOINT_MAX, BlockedAddress, guarded_session
 
 log = logging.getLogger("corazones.push")
 
@@ -62,7 +64,6 @@ TTL_SECONDS = 24 * 3600
 DEFAULT_REMINDER_MINUTES = 12 * 60
 REMINDER_CHOICES_HOURS: tuple[int, ...] = (1, 3, 6, 12, 24, 48)
 MAX_ATTEMPTS = 6
-ENDPOINT_MAX = 1000
 TITLE = "Te toca"
 
 WHAT = {
@@ -519,6 +520,10 @@ def deliver(row_id: int) -> str:
     except WebPushException as err:
         resp = err.response
         error = str(err).splitlines()[0]
+    except BlockedAddress as err:  # a non-public address: a failure, not retried
+        log.warning("push refused before connecting: %s", err)
+        _finish(row_id, status="failed", lease_until=None, last_status=None)
+        return "blocked"
     except Exception as err:  # connection refused, timeout, TLS ...
         error = f"{type(err).__name__}: {err}"
     status = getattr(resp, "status_code", None)
@@ -548,12 +553,8 @@ def deliver(row_id: int) -> str:
 
 def _session(app: Flask) -> Any:
     state: PushState = app.extensions["corazones_push"]
-    if state.http is None:
-        import requests
-
-        s = requests.Session()
-        s.trust_env = bool(app.config.get("PUSH_TRUST_ENV", True))
-        state.http = s
+    if state.http is None:  # guarded connections, no proxy, redirects never followed
+        state.http = guarded_session(app.config)
     return state.http
 
 
@@ -673,29 +674,6 @@ def stop_sender(app: Flask) -> None:
         state.stop()
 
 
-#: The browsers' push services (Chrome/Edge-on-Android: FCM, Firefox: Mozilla, Safari: Apple,
-#: Edge: WNS). The server only ever POSTs to these (``PUSH_ENDPOINT_HOSTS`` adds more).
-PUSH_HOSTS: tuple[str, ...] = (
-    "fcm.googleapis.com", "android.googleapis.com", "push.services.mozilla.com",
-    "push.apple.com", "notify.windows.com",
-)
-
-
-def endpoint_ok(endpoint: str, allow_insecure: bool, extra_hosts: tuple[str, ...] = ()) -> bool:
-    """A push endpoint we may POST to: https on a known push service (any http(s) host only
-    with ``PUSH_INSECURE_ENDPOINTS``, for tests with a local push service)."""
-    if not isinstance(endpoint, str) or not 10 <= len(endpoint) <= ENDPOINT_MAX:
-        return False
-    u = urlparse(endpoint)
-    if not u.hostname or u.username or u.password:
-        return False
-    if allow_insecure:
-        return u.scheme in ("https", "http")
-    host = u.hostname.lower()
-    return u.scheme == "https" and any(host == h or host.endswith("." + h)
-                                       for h in PUSH_HOSTS + extra_hosts)
-
-
 def init_push(app: Flask) -> None:
     """VAPID keys into the config, the after-commit hook, the routes (tables/push_routes.py)."""
     from .openapi import register_paths
@@ -705,8 +683,16 @@ def init_push(app: Flask) -> None:
     for key, default in (("PUSH_SWEEP", "5"), ("PUSH_TIMEOUT", "10"), ("PUSH_BACKOFF", "5")):
         app.config.setdefault(key, float(os.environ.get(key, default)))
     app.config.setdefault("PUSH_SENDER", os.environ.get("PUSH_SENDER", "thread"))
+    # TEST-ONLY, off by default: also accept endpoints on a loopback IP literal (http or https,
+    # any port) and let the push transport connect to loopback, for the tests' local push
+    # service. Private, link-local and the other non-public addresses stay refused even then.
+    # A production deployment never sets it.
     app.config.setdefault("PUSH_INSECURE_ENDPOINTS",
                           os.environ.get("PUSH_INSECURE_ENDPOINTS", "") == "1")
+    if app.config["PUSH_INSECURE_ENDPOINTS"]:
+        log.warning("PUSH_INSECURE_ENDPOINTS is on: pushes may go to loopback (tests only)")
+    # PUSH_RESOLVER (config only): a function (host, port) -> addresses used instead of the
+    # system resolver; every address it gives is still checked (tests use it).
     app.config.setdefault("PUSH_ENDPOINT_HOSTS", os.environ.get("PUSH_ENDPOINT_HOSTS", ""))
     app.config.setdefault("VAPID_SUBJECT",
                           os.environ.get("VAPID_SUBJECT", "mailto:corazones@example.com"))

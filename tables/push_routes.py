@@ -22,9 +22,9 @@ from .push import (
     PushTable,
     PushTurn,
     b64url_decode,
-    endpoint_ok,
     write_tx,
 )
+from .push_net import endpoint_ok, normalize_hosts
 
 bp = Blueprint("push", __name__)
 
@@ -139,10 +139,11 @@ def _subscription(body: dict[str, Any]) -> tuple[str, str, str]:
         raise bad
     endpoint, keys = sub.get("endpoint"), sub["keys"]
     p256dh, auth = keys.get("p256dh"), keys.get("auth")
-    extra = tuple(h.strip().lower() for h in
-                  str(current_app.config.get("PUSH_ENDPOINT_HOSTS", "")).split(",") if h.strip())
+    extra = normalize_hosts(str(current_app.config.get("PUSH_ENDPOINT_HOSTS", "")))
     if not endpoint_ok(endpoint, bool(current_app.config.get("PUSH_INSECURE_ENDPOINTS")), extra):
-        raise bad
+        raise ServiceError(400, "bad_push_endpoint",
+                           "La dirección de avisos de este navegador no es de un servicio de "
+                           "avisos conocido: no se guardó la suscripción")
     if not isinstance(p256dh, str) or not isinstance(auth, str) \
             or len(p256dh) > 200 or len(auth) > 100:
         raise bad

@@ -7,6 +7,7 @@ as the module ``conftest``; the root one's helpers are loaded here by path inste
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib.util
 import json
 import os
@@ -76,8 +77,9 @@ class PushService:
         raise AssertionError(f"{path}: {len(self.to(path))} pushes, wanted {n}")
 
 
-@pytest.fixture(name="push_service")
-def push_service_fixture() -> Iterator[PushService]:
+@contextlib.contextmanager
+def running_push_service() -> Iterator[PushService]:
+    """A local push service on 127.0.0.1 for the duration of the ``with``."""
     svc = PushService()
 
     class Handler(BaseHTTPRequestHandler):
@@ -106,9 +108,17 @@ def push_service_fixture() -> Iterator[PushService]:
     svc.url = f"http://127.0.0.1:{httpd.server_address[1]}"
     t = threading.Thread(target=httpd.serve_forever, daemon=True)
     t.start()
-    yield svc
-    httpd.shutdown()
-    httpd.server_close()
+    try:
+        yield svc
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(name="push_service")
+def push_service_fixture() -> Iterator[PushService]:
+    with running_push_service() as svc:
+        yield svc
 
 
 class Subscriber:

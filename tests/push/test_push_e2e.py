@@ -281,7 +281,7 @@ def test_push_service_failures_delete_retry_and_log(
 
 
 def test_endpoints_only_on_push_services() -> None:
-    from tables.push import endpoint_ok
+    from tables.push_net import endpoint_ok
 
     assert endpoint_ok("https://fcm.googleapis.com/fcm/send/abc", False)
     assert endpoint_ok("https://updates.push.services.mozilla.com/wpush/v2/x", False)
