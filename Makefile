@@ -38,7 +38,7 @@ chromium:
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy --strict rules robots
+	$(VENV)/bin/mypy --strict rules robots tables app.py serve.py
 
 # The whole suite on SQLite, then the database tests again on PostgreSQL.
 # pytest exits 5 when no test ran: make treats that, like any failure, as an error.

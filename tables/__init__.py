@@ -1,83 +1,30 @@
 """The service: tables, seats, spectators, persistence, actions, live updates, robots, routes.
 
-``init_app(app)`` wires it all into a Flask app; ``app.py`` only calls it.
+``init_app(app)`` wires it all into a Flask app; ``app.py`` only calls it. docs/ARCHITECTURE.md
+is the map of the rooms below.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from flask import Flask, Response, jsonify, render_template, request
-from flask.sessions import SecureCookieSessionInterface
+from flask import Flask
 from flask_migrate import Migrate
-from flask_wtf.csrf import CSRFError, CSRFProtect
-from sqlalchemy import exc as sa_exc
-from werkzeug.exceptions import HTTPException
+from flask_wtf.csrf import CSRFProtect
 
+from . import clock, hooks, live, push, robot_worker
+from .cli import register_cli
 from .db import db, init_db
 from .guards import init_guards
-from .service import register_after_commit
+from .hint_routes import bp as hint_bp
+from .limits import init_limits
+from .routes import bp
+from .web import init_web
 
 csrf = CSRFProtect()
 migrate = Migrate()
 
-CSP = "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
-
-_MESSAGES = {
-    400: ("bad_request", "La solicitud no es válida"),
-    404: ("not_found", "No existe"),
-    405: ("method_not_allowed", "Método no permitido"),
-    413: ("too_large", "La solicitud es demasiado grande"),
-    429: ("rate_limited", "Demasiadas solicitudes: espera un momento"),
-    500: ("server_error", "Algo salió mal en el servidor"),
-}
-
-
-DB_UNAVAILABLE = ("unavailable", "El servidor perdió un momento la conexión con la base de datos. "
-                  "Inténtalo de nuevo en unos segundos.")
-
-
-DB_NOT_SET_UP = ("not_set_up", "La base de datos del servidor no está preparada: quien lo "
-                 "administra debe ejecutar «flask --app app setup».")
-
-
-def is_missing_table(err: BaseException) -> bool:
-    """SQLite's «no such table» or PostgreSQL's undefined table (SQLSTATE 42P01)."""
-    orig = getattr(err, "orig", None)
-    return "no such table" in str(orig or err) or getattr(orig, "sqlstate", None) == "42P01"
-
-
-class _Sessions(SecureCookieSessionInterface):
-    """The session cookie (it carries the CSRF token) is Secure whenever served over HTTPS."""
-
-    def get_cookie_secure(self, app: Flask) -> bool:
-        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
-
-
-def _wants_json() -> bool:
-    return request.path.startswith("/api/")
-
-
-def _error(status: int, code: str, message: str) -> Any:
-    if _wants_json():
-        return jsonify({"error": code, "message": message}), status
-    return render_template("error.html", message=message), status
-
 
 def init_app(app: Flask) -> None:
-    from . import live
-    from .cli import register_cli
-    from .clock import init_clock
-    from .hint_routes import bp as hint_bp
-    from .identity import offer_cookie, set_cookie_if_new
-    from .limits import init_limits
-    from .push import init_push
-    from .robot_worker import start_worker
-    from .routes import bp
-
-    app.session_interface = _Sessions()
-    # '/api/tables//poll' (an empty or stripped id) is a JSON 404, not a redirect to another route
-    app.url_map.merge_slashes = False
+    init_web(app)
     init_db(app)
     migrate.init_app(app, db, directory=app.config.get("MIGRATIONS_DIR", "migrations"))
     init_guards(app)  # before CSRF and the rate limits: they read the body the guards vet
@@ -86,75 +33,14 @@ def init_app(app: Flask) -> None:
     live.init_live(app)
     app.register_blueprint(bp)
     app.register_blueprint(hint_bp)
-    init_push(app)
-    init_clock(app)
+    # After every commit, in this order: wake the pages, hand robot turns on, pushes, clocks.
+    hooks.register(live.after_commit)
+    hooks.register(robot_worker.after_commit)
+    push.init_push(app)
+    clock.init_clock(app)
     register_cli(app)
-
-    @app.after_request
-    def _headers(response: Response) -> Response:
-        if response.mimetype == "text/html" and request.method == "GET":
-            offer_cookie()  # a page's first write then already carries this browser's token
-        response = set_cookie_if_new(response)
-        response.headers.setdefault("Content-Security-Policy", CSP)
-        response.headers["Referrer-Policy"] = "no-referrer"
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["X-Frame-Options"] = "DENY"
-        if request.path.startswith(("/t/", "/api/tables")):
-            response.headers["X-Robots-Tag"] = "noindex"
-        # A page or answer may hold a hand, a seat link or a CSRF token: no cache keeps it.
-        if request.path.startswith("/api/") or response.mimetype == "text/html":
-            response.headers["Cache-Control"] = "no-store"
-        return response
-
-    @app.errorhandler(CSRFError)
-    def _csrf(err: CSRFError) -> Any:
-        return _error(400, "csrf",
-                      "Falta el código de seguridad (CSRF) o venció: recarga la página")
-
-    @app.errorhandler(HTTPException)
-    def _http(err: HTTPException) -> Any:
-        status = err.code or 500
-        code, message = _MESSAGES.get(status, ("http_error", "La solicitud no es válida"))
-        return _error(status, code, message)
-
-    @app.errorhandler(sa_exc.ProgrammingError)
-    def _db_programming(err: Exception) -> Any:
-        if is_missing_table(err):
-            return _not_set_up(err)
-        return _any(err)
-
-    def _not_set_up(err: Exception) -> Any:
-        app.logger.error("the database has no tables: run «flask --app app setup» (%s)",
-                         str(err).splitlines()[0][:200])
-        db.session.rollback()
-        return _error(500, *DB_NOT_SET_UP)
-
-    @app.errorhandler(sa_exc.OperationalError)
-    @app.errorhandler(sa_exc.InterfaceError)
-    @app.errorhandler(sa_exc.TimeoutError)
-    def _db_unavailable(err: Exception) -> Any:
-        """The database cannot be reached (or is busy): nothing was saved; say so, retry later.
-        A database without its tables is not a lost connection: it needs its migrations."""
-        if is_missing_table(err):
-            return _not_set_up(err)
-        app.logger.warning("database unavailable: %s", str(err).splitlines()[0][:200])
-        try:
-            db.session.rollback()
-        except Exception:
-            pass
-        response = _error(503, *DB_UNAVAILABLE)
-        out = app.make_response(response)
-        out.headers["Retry-After"] = "2"
-        return out
-
-    @app.errorhandler(Exception)
-    def _any(err: Exception) -> Any:
-        app.logger.exception("unhandled error")
-        db.session.rollback()
-        return _error(500, *_MESSAGES[500])
-
     if app.config.get("ROBOT_WORKER", "thread") == "thread":
-        start_worker(app)
+        robot_worker.start_worker(app)
 
 
-__all__ = ["csrf", "db", "init_app", "migrate", "register_after_commit"]
+__all__ = ["csrf", "db", "init_app", "migrate"]

@@ -8,26 +8,25 @@ import time
 
 import click
 from flask import Flask
+from flask_migrate import upgrade
+
+from .push import ensure_vapid_keys
+from .robot_worker import RobotWorker
+from .scheduler import expire_job, run_blocking
 
 
 def register_cli(app: Flask) -> None:
     @app.cli.command("setup")
     def setup() -> None:
         """Prepare instance/ and bring the database schema up to date."""
-        from flask_migrate import upgrade
-
         os.makedirs(app.instance_path, exist_ok=True)
         upgrade(directory=app.config.get("MIGRATIONS_DIR", "migrations"))
         click.echo("database ready")
-        from .push import ensure_vapid_keys
-
         click.echo(f"VAPID public key: {ensure_vapid_keys(app)[1]}")
 
     @app.cli.command("robots")
     def robots_cmd() -> None:
         """Run a robot worker in the foreground (robots of every table, durable sweeps)."""
-        from .robot_worker import RobotWorker
-
         worker = app.extensions.get("corazones_robots")  # ROBOT_WORKER=thread made one
         if worker is None:
             worker = RobotWorker(app)
@@ -43,8 +42,6 @@ def register_cli(app: Flask) -> None:
     @app.cli.command("scheduler")
     def scheduler_cmd() -> None:
         """Run the one scheduler process (table expiry, robot sweeps)."""
-        from .scheduler import run_blocking
-
         sched = app.extensions.get("corazones_scheduler")  # SCHEDULER=inprocess started it
         if sched is not None:
             click.echo("scheduler running")
@@ -56,6 +53,4 @@ def register_cli(app: Flask) -> None:
     @app.cli.command("expire")
     def expire_cmd() -> None:
         """Delete tables idle for TABLE_EXPIRY_DAYS days now."""
-        from .scheduler import expire_job
-
         click.echo(f"expired {expire_job(app)} tables")

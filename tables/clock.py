@@ -1,4 +1,4 @@
-"""A table never waits forever (issue 8): the pace, decision deadlines, the stand-in robot.
+"""A table never waits forever: the pace, decision deadlines, the stand-in robot.
 
 The host chooses the pace when making the table:
 
@@ -6,7 +6,7 @@ The host chooses the pace when making the table:
   others may hand it to the stand-in («Que juegue un robot»).
 - ``turno_1h`` / ``turno_12h`` / ``turno_24h`` (por turnos): each decision has that deadline. When
   it passes, the others may hand the seat to the stand-in. Nothing plays on its own.
-- ``en_vivo``: seed 001's clock. A few seconds of grace per decision (15 s to play a card, 30 s to
+- ``en_vivo``: a live table's clock. A few seconds of grace per decision (15 s to play a card, 30 s to
   pass) and a reserve per hand (90 s) spent while thinking beyond the grace. When the reserve is
   spent, the others may hand the seat to the stand-in.
 
@@ -22,7 +22,7 @@ How it works:
   «Que juegue un robot» appears at the others' seats. Nothing depends on a page being open.
 - The ``standin`` action (any other seated human, only once the time is up) sets
   ``seats.standin``: from then the robot worker plays that seat's decisions at the table's level
-  (``service.due_robot_seats``), labelled «ROBOT por Ana». It never closes the count, accuses,
+  (``seating.due_robot_seats``), labelled «ROBOT por Ana». It never closes the count, accuses,
   chats or asks for the rematch.
 - The person takes the seat back on their next visit: a full read of the state from their device
   (opening the page or coming back to it; the long-poll of a page left open does not count) or any
@@ -44,26 +44,27 @@ from types import SimpleNamespace
 from typing import Any
 
 from flask import Flask, current_app
-from sqlalchemy import (
-    JSON,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    UniqueConstraint,
-    bindparam,
-    insert,
-    select,
-    update,
+from sqlalchemy import bindparam, insert, select, update
+
+from rules import Game, card_label
+
+from . import errors
+from .db import db
+from .hooks import Commit, committed, register
+from .kinds import DutyKind, SeatKind, TableStatus
+from .models import DEFAULT_PACE, Action, ClockSeat, ClockTable, Seat, Table, utcnow
+from .seating import (
+    Ctx,
+    Duty,
+    due_robot_seats,
+    humans_to_act,
+    is_person,
+    load_game,
+    load_seats,
+    locked_table,
+    seat_of_device,
+    timed_duties,
 )
-from sqlalchemy.orm import Mapped, mapped_column
-
-from rules import PASSING, PLAYING, Game, card_label
-
-from .db import db, locked_table
-from .errors import ServiceError, bad_request
-from .models import Action, Seat, Table, utcnow
 
 log = logging.getLogger("corazones.clock")
 
@@ -107,47 +108,6 @@ PACES: dict[str, Pace] = {
                     "se le acaba la reserva, los demás pueden pedir que juegue un robot.",
                     LIVE_GRACE_PLAY, LIVE_RESERVE),
 }
-DEFAULT_PACE = "sin_reloj"
-
-
-# -------------------------------------------------------------------- rows
-
-
-class ClockTable(db.Model):  # type: ignore[name-defined,misc]
-    """A table's pace, and the table version the seat clocks were last brought up to."""
-
-    __tablename__ = "clock_tables"
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"),
-                                          primary_key=True)
-    pace: Mapped[str] = mapped_column(String(16), default=DEFAULT_PACE)
-    seen_version: Mapped[int] = mapped_column(Integer, default=0)
-
-
-class ClockSeat(db.Model):  # type: ignore[name-defined,misc]
-    """One seat's current decision and its deadlines."""
-
-    __tablename__ = "clock_seats"
-    __table_args__ = (UniqueConstraint("table_id", "seat"),
-                      Index("ix_clock_seats_due", "time_up_version", "expires_at"))
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
-    seat: Mapped[int] = mapped_column(Integer)
-    #: The decision this seat owes now (None: none), e.g. ``g1:h2:play:5:1``.
-    turn_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    started_at: Mapped[datetime | None] = mapped_column(nullable=True)
-    #: End of the grace (the decision's deadline por turnos).
-    deadline: Mapped[datetime | None] = mapped_column(nullable=True)
-    #: From then the others may call the stand-in (grace + reserve en vivo).
-    expires_at: Mapped[datetime | None] = mapped_column(nullable=True)
-    #: The hand (``g1:h2``) the reserve belongs to, and how many seconds are left of it.
-    reserve_key: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    reserve_left: Mapped[float] = mapped_column(Float, default=0.0)
-    #: The log version of this decision's ``time_up`` entry (the scheduler's claim).
-    time_up_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    #: The log version at which the stand-in began to play for this seat.
-    standin_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    #: What the stand-in played, for the person (shown to them only).
-    summary: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 # -------------------------------------------------------------------- time and config
@@ -163,9 +123,9 @@ def _seconds(name: str, default: int) -> float:
     return float(current_app.config.get(name, default))
 
 
-def grace_for(pace: Pace, turn_key: str) -> float | None:
+def grace_for(pace: Pace, what: str) -> float | None:
     if pace.id == "en_vivo":
-        if turn_key.endswith(":pass"):
+        if what == DutyKind.PASS:
             return _seconds("CLOCK_LIVE_GRACE_PASS", LIVE_GRACE_PASS)
         return _seconds("CLOCK_LIVE_GRACE", LIVE_GRACE_PLAY)
     return float(pace.grace) if pace.grace is not None else None
@@ -186,8 +146,7 @@ def validate_pace(body: Mapping[str, Any]) -> str:
     if pace in (None, ""):
         return DEFAULT_PACE
     if not isinstance(pace, str) or pace not in PACES:
-        raise bad_request("bad_pace", "El ritmo es «sin reloj», «por turnos» (1, 12 o 24 horas) "
-                                      "o «en vivo»")
+        raise errors.BAD_PACE.error()
     return pace
 
 
@@ -204,38 +163,19 @@ def pace_of(table_id: str) -> Pace:
 # -------------------------------------------------------------------- decisions
 
 
-def current_duties(table: Table, seats: list[Seat], game: Game | None) -> dict[int, str]:
-    """The human seats (not left) that owe a decision now, with the key of that decision."""
-    if table.status != "playing" or game is None:
-        return {}
-    humans = {s.seat for s in seats if s.kind == "human" and not s.left}
-    g, h = table.game_number, game.hand_number
-    if game.phase == PASSING:
-        return {s: f"g{g}:h{h}:pass" for s in game.to_act() if s in humans}
-    if game.phase == PLAYING:
-        n_trick, n_card = len(game.tricks), len(game.trick)
-        return {s: f"g{g}:h{h}:play:{n_trick}:{n_card}" for s in game.to_act() if s in humans}
-    return {}
-
-
-def _hand_key(turn_key: str) -> str:
-    return ":".join(turn_key.split(":")[:2])
-
-
 def _seat_rows(table_id: str) -> dict[int, ClockSeat]:
     rows = db.session.execute(select(ClockSeat).where(ClockSeat.table_id == table_id)).scalars()
     return {r.seat: r for r in rows}
 
 
-def _start_decision(row: Any, pace: Pace, key: str, at: datetime) -> None:
-    hand = _hand_key(key)
-    if row.reserve_key != hand:
-        row.reserve_key = hand
+def _start_decision(row: Any, pace: Pace, duty: Duty, at: datetime) -> None:
+    if row.reserve_key != duty.hand:  # the reserve is per hand
+        row.reserve_key = duty.hand
         row.reserve_left = reserve_for(pace)
-    row.turn_key = key
+    row.turn_key = duty.key
     row.started_at = at
     row.time_up_version = None
-    grace = grace_for(pace, key)
+    grace = grace_for(pace, duty.what)
     row.deadline = at + timedelta(seconds=grace) if grace is not None else None
     after = standin_after(pace)
     if after is not None:
@@ -248,8 +188,7 @@ def _start_decision(row: Any, pace: Pace, key: str, at: datetime) -> None:
 
 def _end_decision(row: Any, at: datetime) -> None:
     """The seat decided (or the decision went away): charge the reserve for the time used."""
-    if row.turn_key is not None and row.deadline is not None \
-            and row.reserve_key == _hand_key(row.turn_key):
+    if row.turn_key is not None and row.deadline is not None and row.reserve_key is not None:
         over = (at - row.deadline).total_seconds()
         if over > 0:
             row.reserve_left = max(0.0, row.reserve_left - over)
@@ -272,8 +211,8 @@ def _stmt(name: str) -> Any:
     got = _statements.get(name)
     if got is None:
         c, cs = ClockTable.__table__, ClockSeat.__table__
-        tid = bindparam("p_tid")
-        values = {f: bindparam("p_" + f) for f in SEAT_COLUMNS if f != "seat"}
+        tid: Any = bindparam("p_tid")
+        values: dict[str, Any] = {f: bindparam("p_" + f) for f in SEAT_COLUMNS if f != "seat"}
         _statements.update({
             "pace": select(c.c.pace).where(c.c.table_id == tid),
             "seen": update(c).where(c.c.table_id == tid).values(seen_version=bindparam("p_v")),
@@ -308,25 +247,26 @@ def sync_locked(table: Table, seats: list[Seat], game: Game | None
         _pace_ids[table.id] = pace_id
     session.execute(_stmt("seen"), {**tid, "p_v": table.version})
     pace = PACES.get(pace_id, PACES[DEFAULT_PACE])
-    duties = current_duties(table, seats, game)
+    duties = timed_duties(table, seats, game)
     rows: dict[int, Any] = {r.seat: SimpleNamespace(**r._mapping)
                             for r in session.execute(_stmt("rows"), tid)}
     at = now()
     changed = False
     for seat in range(4):
         row = rows.get(seat)
-        key = duties.get(seat)
+        duty = duties.get(seat)
+        key = duty.key if duty is not None else None
         new = row is None
         if row is None:
-            if key is None:
+            if duty is None:
                 continue
             row = SimpleNamespace(**dict.fromkeys(SEAT_COLUMNS))
             row.seat, row.reserve_left = seat, 0.0
         if row.turn_key == key:
             continue
         _end_decision(row, at)
-        if key is not None:
-            _start_decision(row, pace, key, at)
+        if duty is not None:
+            _start_decision(row, pace, duty, at)
         params = {"p_" + f: getattr(row, f) for f in SEAT_COLUMNS}
         session.execute(_stmt("insert" if new else "update"), {**tid, **params})
         changed = True
@@ -341,10 +281,15 @@ def sync_locked(table: Table, seats: list[Seat], game: Game | None
     return pace_id, rows
 
 
+def seat_clock_locked(table: Table, seats: list[Seat], game: Game | None,
+                      seat: int) -> ClockSeat | None:
+    """One seat's clock row, brought up to date (caller holds the table's lock)."""
+    sync_locked(table, seats, game)
+    return _seat_rows(table.id).get(seat)
+
+
 def sync(table_id: str) -> None:
     """Bring one table's clocks up to date, in a transaction of its own."""
-    from .service import load_game, load_seats
-
     with locked_table(table_id) as table:
         if table is None:
             return
@@ -360,8 +305,9 @@ def sync(table_id: str) -> None:
 _synced: dict[str, int] = {}
 
 
-def after_commit(table_id: str, version: int, humans: list[int]) -> None:
+def after_commit(commit: Commit) -> None:
     """The after-commit hook: the decisions that began or ended with this commit."""
+    table_id, version = commit.table_id, commit.version
     if _synced.get(table_id, -1) >= version:
         return
     seen = db.session.execute(
@@ -376,23 +322,8 @@ def after_commit(table_id: str, version: int, humans: list[int]) -> None:
 # -------------------------------------------------------------------- time up (the scheduler)
 
 
-def _keep_state_version(table: Table, kind: str, seat: int, payload: dict[str, Any]) -> int:
-    """Append a log entry that wakes the pages but is no change of the game (the stale check
-    ignores it) and does not count as activity (idle tables still expire)."""
-    from .service import Ctx
-
-    state_version = table.state_version
-    ctx = Ctx(table, [], None, None, None, None)
-    ctx.log(kind, seat, payload)
-    table.state_version = state_version
-    return int(table.version)
-
-
 def claim_time_up(table_id: str, seat: int) -> bool:
     """Mark this seat's decision as timed out, once; True if this call did it."""
-    from .service import after_commit as wake
-    from .service import load_game, load_seats
-
     with locked_table(table_id) as table:
         if table is None:
             return False
@@ -403,13 +334,14 @@ def claim_time_up(table_id: str, seat: int) -> bool:
         s = seats[seat]
         if row is None or row.turn_key is None or row.time_up_version is not None \
                 or row.expires_at is None or row.expires_at > now() \
-                or s.kind != "human" or s.left or s.standin:
+                or not is_person(s) or s.standin:
             return False
-        version = _keep_state_version(table, "time_up", seat,
-                                      {"type": "time_up", "seat": seat, "name": s.name})
+        ctx = Ctx(table, seats, game, None, None, None)
+        version = ctx.log_aside("time_up", seat,
+                                {"type": "time_up", "seat": seat, "name": s.name})
         row.time_up_version = version
         db.session.get(ClockTable, table_id).seen_version = version  # type: ignore[union-attr]
-    wake(table_id, version, [], False)
+    committed(Commit(table_id, version))
     return True
 
 
@@ -429,7 +361,8 @@ def lagging_tables(limit: int = 200) -> list[str]:
     """Playing tables whose clocks missed a commit (a crash between commit and hook)."""
     rows = db.session.execute(
         select(Table.id).join(ClockTable, ClockTable.table_id == Table.id)
-        .where(Table.status == "playing", ClockTable.seen_version < Table.version).limit(limit)
+        .where(Table.status == TableStatus.PLAYING, ClockTable.seen_version < Table.version)
+        .limit(limit)
     ).scalars()
     out = list(rows)
     db.session.rollback()
@@ -467,41 +400,7 @@ def add_jobs(app: Flask, sched: Any) -> None:
                   args=[app], id="clock", coalesce=True, max_instances=1)
 
 
-# -------------------------------------------------------------------- the stand-in
-
-
-def h_standin(ctx: Any, body: Mapping[str, Any]) -> None:
-    """«Que juegue un robot»: another seated human hands an expired seat to the stand-in."""
-    from .service import _need_seated, _seat_arg
-
-    me = _need_seated(ctx)
-    seat = _seat_arg(body)
-    t = ctx.table
-    if t.status != "playing" or ctx.game is None:
-        raise ServiceError(409, "wrong_phase", "La partida no está en juego", with_state=True)
-    if seat == me.seat:
-        raise ServiceError(409, "self_standin", "No puedes pedir un robot para ti: juega o "
-                                                "toca ABANDONAR", with_state=True)
-    s = ctx.seats[seat]
-    if s.kind != "human" or s.left:
-        raise ServiceError(409, "not_human", "Ese lugar no es de una persona", with_state=True)
-    if s.standin:
-        raise ServiceError(409, "already_standin", f"Un robot ya juega por {s.name}",
-                           with_state=True)
-    sync_locked(t, ctx.seats, ctx.game)
-    row = _seat_rows(t.id).get(seat)
-    if row is None or row.turn_key is None:
-        raise ServiceError(409, "not_waiting", f"No se está esperando a {s.name}",
-                           with_state=True)
-    if row.expires_at is None or row.expires_at > now():
-        raise ServiceError(409, "time_left", f"A {s.name} todavía le queda tiempo",
-                           with_state=True)
-    s.standin = True
-    row.standin_version = t.version
-    ctx.log("standin", seat, {"type": "standin", "seat": seat, "name": s.name, "by": me.seat})
-
-
-def take_back_locked(ctx: Any, seat: Seat) -> None:
+def take_back_locked(ctx: Ctx, seat: Seat) -> None:
     """The person is back: the stand-in stops; their summary is ready (caller holds the lock)."""
     t = ctx.table
     row = _seat_rows(t.id).get(seat.seat)
@@ -514,14 +413,13 @@ def take_back_locked(ctx: Any, seat: Seat) -> None:
         summary["id"] = t.version
         row.summary = summary
         row.standin_version = None
-        if row.turn_key is not None:  # a fresh decision clock for the one they face now
-            _start_decision(row, pace_of(t.id), row.turn_key, now())
+        duty = timed_duties(t, ctx.seats, ctx.game).get(seat.seat)
+        if row.turn_key is not None and duty is not None:  # a fresh clock for the decision
+            _start_decision(row, pace_of(t.id), duty, now())
 
 
 def take_back(table_id: str, device_id: int) -> bool:
     """A visit from ``device_id``: if its seat is stood in, the person takes it back."""
-    from .service import Ctx, after_commit, humans_to_act, load_game, load_seats, seat_of_device
-
     with locked_table(table_id) as table:
         if table is None:
             return False
@@ -532,17 +430,11 @@ def take_back(table_id: str, device_id: int) -> bool:
         game = load_game(table)
         ctx = Ctx(table, seats, game, device_id, None, None)
         take_back_locked(ctx, me)
-        table.robot_due = bool(_due(table, seats, game))
+        table.robot_due = bool(due_robot_seats(table, seats, game))
         version, robot_due = table.version, table.robot_due
         humans = humans_to_act(table, seats, game)
-    after_commit(table_id, version, humans, robot_due)
+    committed(Commit(table_id, version, humans, robot_due))
     return True
-
-
-def _due(table: Table, seats: list[Seat], game: Game | None) -> list[int]:
-    from .service import due_robot_seats
-
-    return due_robot_seats(table, seats, game)
 
 
 def summarize(table_id: str, seat: int, since: int, game_number: int) -> dict[str, Any]:
@@ -572,28 +464,6 @@ def summarize(table_id: str, seat: int, since: int, game_number: int) -> dict[st
     return {"plays": plays, "passed": passed, "text": text, "game_number": game_number}
 
 
-# -------------------------------------------------------------------- vacant seats (rematch)
-
-
-def vacate_left_seats(seats: list[Seat]) -> None:
-    """At the rematch: a seat whose person left becomes vacant; a robot keeps it warm."""
-    for s in seats:
-        if s.kind == "human" and s.left:
-            s.kind, s.name, s.device_id, s.left, s.vacant = "robot", "", None, False, True
-        s.standin = False
-
-
-def sit_vacant(ctx: Any, name: str) -> bool:
-    """A visitor sits in a vacant seat during a game; False if there is none."""
-    free = next((s for s in ctx.seats if s.kind == "robot" and s.vacant), None)
-    if free is None:
-        return False
-    free.kind, free.name, free.device_id, free.left = "human", name, ctx.device_id, False
-    free.vacant, free.wants_rematch, free.standin = False, False, False
-    ctx.log("sit", free.seat, {"type": "sit", "seat": free.seat, "name": name})
-    return True
-
-
 # -------------------------------------------------------------------- state
 
 
@@ -610,11 +480,12 @@ def add_to_state(state: dict[str, Any], table: Any, seats: list[Any], game: Game
     seat rows by seat) come from the table's snapshot (tables/snapshot.py)."""
     pace = PACES.get(pace_id or DEFAULT_PACE, PACES[DEFAULT_PACE])
     at = now()
-    duties = current_duties(table, seats, game)
+    duties = timed_duties(table, seats, game)
     clock_seats = []
     for s in seats:
         row = rows.get(s.seat)
-        key = duties.get(s.seat)
+        duty = duties.get(s.seat)
+        key = duty.key if duty is not None else None
         entry: dict[str, Any] = {"seat": s.seat, "waiting": key is not None,
                                  "standin": bool(s.standin)}
         if row is not None and key is not None and row.turn_key == key:
@@ -627,7 +498,7 @@ def add_to_state(state: dict[str, Any], table: Any, seats: list[Any], game: Game
                 "expires_at": _iso(row.expires_at), "reserve_left": round(reserve, 1),
                 "time_up": time_up,
                 "can_standin": time_up and not s.standin and my_seat is not None
-                and my_seat != s.seat and s.kind == "human" and not s.left,
+                and my_seat != s.seat and is_person(s),
             })
         clock_seats.append(entry)
     t = state["table"]
@@ -635,7 +506,7 @@ def add_to_state(state: dict[str, Any], table: Any, seats: list[Any], game: Game
     t["pace_label"] = pace.label
     t["paces"] = [{"id": p.id, "label": p.label, "description": p.description}
                   for p in PACES.values()]
-    t["clock"] = {"now": _iso(at), "grace": grace_for(pace, "play"),
+    t["clock"] = {"now": _iso(at), "grace": grace_for(pace, DutyKind.PLAY),
                   "reserve": reserve_for(pace), "seats": clock_seats}
     for js, s in zip(t["seats"], seats, strict=True):
         js["standin"] = bool(s.standin)
@@ -648,18 +519,10 @@ def add_to_state(state: dict[str, Any], table: Any, seats: list[Any], game: Game
         if row is not None and row.summary and row.summary.get("game_number") == table.game_number:
             summary = dict(row.summary)
     state["me"]["standin_summary"] = summary
-    if my_seat is None and table.status != "lobby" and any(
-            s.kind == "robot" and s.vacant for s in seats):
+    if my_seat is None and table.status != TableStatus.LOBBY and any(
+            s.kind == SeatKind.ROBOT and s.vacant for s in seats):
         state["me"]["can_sit"] = True
 
 
 def init_clock(app: Flask) -> None:
-    from .service import register_after_commit
-
-    for key in ("CLOCK_LIVE_GRACE", "CLOCK_LIVE_GRACE_PASS", "CLOCK_LIVE_RESERVE",
-                "CLOCK_NO_CLOCK_SECONDS", "CLOCK_SWEEP"):
-        import os
-
-        if os.environ.get(key) and key not in app.config:
-            app.config[key] = float(os.environ[key])
-    register_after_commit(after_commit)
+    register(after_commit)

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from flask import Flask
+from flask import Flask, current_app
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import create_engine, event, select
+from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase
 
@@ -105,19 +105,19 @@ def init_db(app: Flask) -> None:
             _setup_sqlite(engine)
 
 
-def pool_options(db_url: str) -> dict[str, Any]:
+def pool_options(db_url: str, pool_size: int = 16, max_overflow: int = 4) -> dict[str, Any]:
     """Engine options of a serving process's pools (the session's, and the reads' below).
 
     PostgreSQL: a pool big enough that connections are kept, not opened and closed per burst.
     SQLAlchemy closes an overflow connection as soon as it is given back; with the default pool
     (5 + 10 overflow) and hundreds of long-polls per worker, bench/load.py saw 12-27 PostgreSQL
     backends younger than 3 s at any moment: a new backend (fork, authentication, catalog cache)
-    per burst. ``DB_POOL_SIZE`` connections stay open per pool; ``DB_MAX_OVERFLOW`` more only in
-    a burst."""
+    per burst. ``pool_size`` connections (``DB_POOL_SIZE``) stay open per pool; ``max_overflow``
+    (``DB_MAX_OVERFLOW``) more only in a burst."""
     options: dict[str, Any] = {"pool_recycle": 1800}
     if db_url.startswith("postgresql"):
-        options["pool_size"] = int(os.environ.get("DB_POOL_SIZE", "16"))
-        options["max_overflow"] = int(os.environ.get("DB_MAX_OVERFLOW", "4"))
+        options["pool_size"] = pool_size
+        options["max_overflow"] = max_overflow
     return options
 
 
@@ -135,7 +135,8 @@ def _read_engine(engine: Engine) -> Engine:
         eng = _read_engines.get(key)
         if eng is None:
             eng = _read_engines[key] = create_engine(
-                engine.url, isolation_level="AUTOCOMMIT", **pool_options(str(engine.url)))
+                engine.url, isolation_level="AUTOCOMMIT",
+                **current_app.config["SQLALCHEMY_ENGINE_OPTIONS"])
         return eng
 
 
@@ -169,34 +170,6 @@ def write_transaction() -> Iterator[None]:
         with _writer_turn():
             try:
                 yield
-                db.session.commit()
-            except BaseException:
-                db.session.rollback()
-                raise
-    finally:
-        _IMMEDIATE.reset(token)
-
-
-@contextmanager
-def locked_table(table_id: str) -> Iterator[Any]:
-    """One transaction holding the lock of table ``table_id``; yields the row (or None).
-
-    Commits on a normal exit, rolls back on an exception. Any read transaction the session had
-    open is ended first, so what we read inside is current.
-    """
-    from .models import Table
-
-    db.session.rollback()
-    token = _IMMEDIATE.set(True)
-    try:
-        with _writer_turn():
-            stmt = select(Table).where(Table.id == table_id)
-            if not is_sqlite():
-                stmt = stmt.with_for_update()
-            stmt = stmt.execution_options(populate_existing=True)
-            table = db.session.execute(stmt).scalar_one_or_none()
-            try:
-                yield table
                 db.session.commit()
             except BaseException:
                 db.session.rollback()

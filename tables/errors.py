@@ -1,6 +1,14 @@
-"""The one error type of the service: an HTTP status, a stable code and a Spanish message."""
+"""Every refusal the service gives, in one catalogue: an HTTP status, a stable code a program can
+switch on, and the Spanish sentence a person reads (``{name}``-style fields filled in when raised).
+
+The rules' own refusals (``must_follow``, ``not_your_turn``…) come from ``rules.RulesError`` with
+their messages; :meth:`ServiceError.from_rules` gives them their status.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 from rules import RulesError
 
@@ -25,8 +33,116 @@ class ServiceError(Exception):
         return {"error": self.code, "message": self.message}
 
 
-def bad_request(code: str, message: str) -> ServiceError:
-    return ServiceError(400, code, message)
+@dataclass(frozen=True)
+class Refusal:
+    """One entry of the catalogue. ``with_state``: the answer carries the viewer's state (the
+    refusal was about the game, so the page redraws what is true now)."""
+
+    status: int
+    code: str
+    message: str
+    with_state: bool = False
+
+    def error(self, **fields: Any) -> ServiceError:
+        message = self.message.format(**fields) if fields else self.message
+        return ServiceError(self.status, self.code, message, self.with_state)
 
 
-NOT_FOUND = ("not_found", "Esa mesa no existe o ya expiró")
+# -------------------------------------------------------------------- 400: what was sent is wrong
+BAD_JSON = Refusal(400, "bad_json", "La solicitud no es un objeto JSON válido")
+JSON_TOO_DEEP = Refusal(400, "bad_json", "La solicitud anida demasiados niveles: no es válida")
+BAD_ACTION = Refusal(400, "bad_action", "Acción desconocida")
+BAD_ACTION_ID = Refusal(400, "bad_action_id", "El identificador de la acción no es válido")
+BAD_VERSION = Refusal(400, "bad_version", "La versión no es válida")
+BAD_SINCE = Refusal(400, "bad_since", "La versión no es válida")
+NAME_LENGTH = Refusal(400, "bad_name", "Escribe un nombre (hasta {limit} letras)")
+NAME_CHARACTERS = Refusal(400, "bad_name", "El nombre tiene caracteres no permitidos")
+NAME_INVISIBLE = Refusal(400, "bad_name", "Ese nombre no se ve: escribe letras o números")
+NAME_OF_A_ROBOT = Refusal(400, "bad_name", "Ese nombre es de un robot: elige otro")
+NAME_TAKEN = Refusal(400, "name_taken",
+                     "En la mesa ya hay alguien llamado «{shown}»: elige otro nombre")
+BAD_TARGET = Refusal(400, "bad_target", "El juego llega a 100 o a 50 puntos")
+BAD_RENEGE = Refusal(400, "bad_renege", "El renuncio es «impedido» o «permitido»")
+BAD_DECK = Refusal(400, "bad_deck", "Esa baraja no existe")
+BAD_LEVEL = Refusal(400, "bad_level", "El nivel de los robots es Fácil, Normal o Difícil")
+BAD_PACE = Refusal(400, "bad_pace", "El ritmo es «sin reloj», «por turnos» (1, 12 o 24 horas) "
+                                    "o «en vivo»")
+BAD_SEAT = Refusal(400, "bad_seat", "Ese asiento no existe")
+BAD_PASS = Refusal(400, "bad_pass", "Elige exactamente 3 cartas para pasar")
+BAD_CARD = Refusal(400, "bad_card", "Esa carta no existe")
+BAD_CHAT = Refusal(400, "bad_chat", "Escribe un mensaje")
+CHAT_TOO_LONG = Refusal(400, "chat_too_long", "El mensaje es muy largo (hasta {limit} letras)")
+BAD_TAUNT = Refusal(400, "bad_taunt", "Esa pulla no existe")
+BAD_SUBSCRIPTION = Refusal(400, "bad_subscription", "La suscripción a los avisos no es válida")
+BAD_PUSH_ENDPOINT = Refusal(400, "bad_push_endpoint",
+                            "La dirección de avisos de este navegador no es de un servicio de "
+                            "avisos conocido: no se guardó la suscripción")
+BAD_PRESENCE = Refusal(400, "bad_presence", "Falta indicar si la página está a la vista")
+BAD_REMINDER = Refusal(400, "bad_reminder",
+                       "El recordatorio va de 1 a 48 horas: elige una de las opciones")
+CSRF = Refusal(400, "csrf", "Falta el código de seguridad (CSRF) o venció: recarga la página")
+BAD_REQUEST = Refusal(400, "bad_request", "La solicitud no es válida")
+
+# -------------------------------------------------------------------- 403: not yours to do
+NOT_HOST = Refusal(403, "not_host", "Solo quien arma la mesa puede hacer eso")
+NOT_SEATED = Refusal(403, "not_seated", "No tienes lugar en esta mesa")
+NOT_SEATED_FOR_HINT = Refusal(403, "not_seated",
+                              "Solo quien juega en esta mesa puede pedir una pista")
+NOT_SEATED_FOR_PUSH = Refusal(403, "not_seated",
+                              "Solo quien tiene lugar en la mesa puede recibir avisos")
+NO_DEVICE = Refusal(403, "no_device", "Tu dispositivo no está identificado")
+ROBOTS_NEVER_ACCUSE = Refusal(403, "robots_never_accuse", "Los robots no acusan")
+NOT_WINNER = Refusal(403, "not_winner", "Solo los ganadores pueden picar a los demás")
+CROSS_SITE = Refusal(403, "cross_site",
+                     "La solicitud viene de otro sitio: abre Corazones directamente")
+
+# -------------------------------------------------------------------- 404
+NOT_FOUND = Refusal(404, "not_found", "Esa mesa no existe o ya expiró")
+PAGE_NOT_FOUND = Refusal(404, "not_found", "No existe")
+BAD_LINK = Refusal(404, "bad_link", "Ese enlace de lugar ya no vale")
+
+# -------------------------------------------------------------------- 405, 409: not now
+METHOD_NOT_ALLOWED = Refusal(405, "method_not_allowed", "Método no permitido")
+STALE = Refusal(409, "stale", "La mesa cambió mientras decidías: mira cómo quedó",
+                with_state=True)
+ACTION_ID_REUSED = Refusal(409, "action_id_reused", "Ese identificador de acción ya se usó")
+GAME_STARTED = Refusal(409, "game_started", "La partida ya empezó", with_state=True)
+TABLE_FULL = Refusal(409, "table_full", "La mesa está llena: puedes mirar", with_state=True)
+SEAT_TAKEN = Refusal(409, "seat_taken", "Ese lugar está ocupado", with_state=True)
+NOT_ROBOT = Refusal(409, "not_robot", "Ahí no hay un robot", with_state=True)
+NOT_FULL = Refusal(409, "not_full", "Faltan jugadores: se necesitan cuatro", with_state=True)
+HOST_CANNOT_LEAVE = Refusal(409, "host_cannot_leave",
+                            "Quien arma la mesa no puede dejarla antes de empezar")
+NOT_HUMAN = Refusal(409, "not_human", "Ese lugar no es de una persona", with_state=True)
+WRONG_PHASE = Refusal(409, "wrong_phase", "La partida no está en juego", with_state=True)
+HUMANS_CLOSE = Refusal(409, "humans_close", "La cuenta la cierra una persona")
+NOT_FINISHED = Refusal(409, "not_finished", "La partida todavía no terminó", with_state=True)
+NOT_STANDIN = Refusal(409, "not_standin", "Ningún robot está jugando por ti")
+ALREADY_SEATED = Refusal(409, "already_seated", "Este dispositivo ya tiene otro lugar en la mesa")
+SELF_STANDIN = Refusal(409, "self_standin",
+                       "No puedes pedir un robot para ti: juega o toca ABANDONAR", with_state=True)
+ALREADY_STANDIN = Refusal(409, "already_standin", "Un robot ya juega por {name}", with_state=True)
+NOT_WAITING = Refusal(409, "not_waiting", "No se está esperando a {name}", with_state=True)
+TIME_LEFT = Refusal(409, "time_left", "A {name} todavía le queda tiempo", with_state=True)
+NOT_STARTED = Refusal(409, "no_decision", "La partida todavía no empezó")
+NO_DECISION = Refusal(409, "no_decision", "Ahora no tienes nada que decidir")
+
+# -------------------------------------------------------------------- 413, 429, 5xx
+TOO_LARGE = Refusal(413, "too_large", "La solicitud es demasiado grande")
+RATE_LIMITED = Refusal(429, "rate_limited", "Demasiadas solicitudes: espera un momento")
+SERVER_ERROR = Refusal(500, "server_error", "Algo salió mal en el servidor")
+NOT_SET_UP = Refusal(500, "not_set_up", "La base de datos del servidor no está preparada: quien "
+                                        "lo administra debe ejecutar «flask --app app setup».")
+UNAVAILABLE = Refusal(503, "unavailable", "El servidor perdió un momento la conexión con la base "
+                                          "de datos. Inténtalo de nuevo en unos segundos.")
+
+#: The answer to an HTTP error werkzeug raised, by status.
+BY_HTTP_STATUS: dict[int, Refusal] = {
+    r.status: r for r in (BAD_REQUEST, PAGE_NOT_FOUND, METHOD_NOT_ALLOWED, TOO_LARGE,
+                          RATE_LIMITED, SERVER_ERROR)
+}
+
+
+def catalogue() -> list[Refusal]:
+    """Every refusal above (docs and tests list them)."""
+    return [v for v in globals().values() if isinstance(v, Refusal)]

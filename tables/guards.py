@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 from flask import Flask, jsonify, render_template, request
 
+from . import errors
+
 #: Our bodies nest three levels at most (a push subscription's ``keys``); a little room beyond.
 JSON_MAX_DEPTH = 8
 _UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -25,11 +27,12 @@ _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SEAT_LINK = re.compile(r"(/t/[^/\s?]+/s/)[^/\s?\"]+")
 
 
-def error_response(status: int, code: str, message: str) -> Any:
-    """The error answer: JSON under /api/, the error page elsewhere."""
+def refuse(refusal: errors.Refusal, status: int | None = None) -> Any:
+    """The answer to a refusal: JSON under /api/, the error page elsewhere."""
+    status = status or refusal.status
     if request.path.startswith("/api/"):
-        return jsonify({"error": code, "message": message}), status
-    return render_template("error.html", message=message), status
+        return jsonify({"error": refusal.code, "message": refusal.message}), status
+    return render_template("error.html", message=refusal.message), status
 
 
 def json_depth(raw: bytes) -> int:
@@ -80,10 +83,8 @@ def init_guards(app: Flask) -> None:
         if request.method not in _UNSAFE:
             return None
         if _other_site():
-            return error_response(403, "cross_site",
-                                  "La solicitud viene de otro sitio: abre Corazones directamente")
+            return refuse(errors.CROSS_SITE)
         if request.mimetype not in _FORM_TYPES and request.content_length != 0:
             if json_depth(request.get_data(cache=True)) > JSON_MAX_DEPTH:
-                return error_response(400, "bad_json",
-                                      "La solicitud anida demasiados niveles: no es válida")
+                return refuse(errors.JSON_TOO_DEEP)
         return None

@@ -11,13 +11,14 @@ from flask import Blueprint, Response, jsonify
 import robots
 from rules import PASSING, PLAYING, view_for
 
+from . import errors
 from .db import db
-from .errors import NOT_FOUND, ServiceError
+from .errors import ServiceError
 from .identity import current_device_id
 from .limits import device_or_address, limiter
 from .models import Table
 from .openapi import register_paths
-from .service import load_game, load_seats, seat_of_device
+from .seating import load_game, load_seats, seat_of_device
 
 bp = Blueprint("hint", __name__)
 
@@ -30,20 +31,19 @@ def api_hint(table_id: str) -> Response | tuple[Response, int]:
     try:
         table = db.session.get(Table, table_id)
         if table is None:
-            raise ServiceError(404, *NOT_FOUND)
+            raise errors.NOT_FOUND.error()
         mine = seat_of_device(load_seats(table_id), current_device_id())
         if mine is None:
-            raise ServiceError(403, "not_seated",
-                               "Solo quien juega en esta mesa puede pedir una pista")
+            raise errors.NOT_SEATED_FOR_HINT.error()
         game = load_game(table)
         db.session.rollback()
         if game is None:
-            raise ServiceError(409, "no_decision", "La partida todavía no empezó")
+            raise errors.NOT_STARTED.error()
         view = view_for(game, mine.seat)
         must_pass = view["phase"] == PASSING and not view["pass_confirmed"][mine.seat]
         must_play = view["phase"] == PLAYING and view["turn"] == mine.seat
         if not (must_pass or must_play):
-            raise ServiceError(409, "no_decision", "Ahora no tienes nada que decidir")
+            raise errors.NO_DECISION.error()
         choice = robots.hint(view)
     except ServiceError as err:
         return jsonify(err.body()), err.status

@@ -15,6 +15,8 @@ from flask import Flask, current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
+from .identity import COOKIE, token_hash
+
 limiter = Limiter(key_func=get_remote_address, default_limits=[])
 
 CHAT_TYPES = frozenset({"chat", "taunt", "set_deck"})
@@ -34,8 +36,6 @@ def action_type() -> str | None:
 def device_or_address() -> str:
     """Per device (friends behind one router each have their own budget); per address for a
     browser without a device cookie."""
-    from .identity import COOKIE, token_hash
-
     token = request.cookies.get(COOKIE, "")
     return "d:" + token_hash(token)[:24] if token else "ip:" + get_remote_address()
 

@@ -12,11 +12,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import redis
 from flask import Flask
+
+from .hooks import Commit
 
 CHANNEL = "corazones:tables"
 
-_cond = threading.Condition()  # guards _seen, _conds and _waiting
+_lock = threading.RLock()
+_cond = threading.Condition(_lock)  # guards _seen, _conds and _waiting
 #: One condition per watched table (all on ``_cond``'s lock): a change wakes only that table's
 #: long-polls, not every waiting thread of the process (with hundreds of pages open, waking them
 #: all on each change cost more than the changes themselves: bench/load.py).
@@ -62,12 +66,10 @@ def publish(table_id: str, version: int) -> None:
 
 
 def _listen(url: str) -> None:
-    import redis
-
     while True:
         try:
             client = redis.Redis.from_url(url)
-            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
             pubsub.subscribe(CHANNEL)
             _set_listening(True)
             for msg in pubsub.listen():
@@ -90,12 +92,15 @@ def _set_listening(up: bool) -> None:
             cond.notify_all()
 
 
+def after_commit(commit: Commit) -> None:
+    """The after-commit hook: wake the table's pages in every process."""
+    publish(commit.table_id, commit.version)
+
+
 def init_live(app: Flask) -> None:
     global _redis, _listener
     url = app.config.get("REDIS_URL")
     if url and _redis is None:
-        import redis
-
         _redis = redis.Redis.from_url(url)
         _listener = threading.Thread(target=_listen, args=(url,), daemon=True,
                                      name="corazones-live")
@@ -150,7 +155,7 @@ def wait_for_version(
         with _cond:
             cond = _conds.get(table_id)
             if cond is None:
-                cond = _conds[table_id] = threading.Condition(_cond)
+                cond = _conds[table_id] = threading.Condition(_lock)
             _waiting[table_id] = _waiting.get(table_id, 0) + 1
             try:
                 # wait for a new notice, or a change of the Redis subscription (never spin)

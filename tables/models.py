@@ -1,4 +1,5 @@
-"""The rows: devices, tables, seats, the action log (the truth) and per-viewer preferences."""
+"""Every row of the service: devices, tables, seats, the action log (the truth), per-viewer
+preferences, the turn clock's rows and push notifications' rows."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -18,6 +20,13 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .db import db
+
+#: A table's pace when none was chosen (tables/clock.py has the paces).
+DEFAULT_PACE = "sin_reloj"
+#: The reminder's delay when the host chose none.
+DEFAULT_REMINDER_MINUTES = 12 * 60
+#: The longest push endpoint kept.
+ENDPOINT_MAX = 1000
 
 
 def utcnow() -> datetime:
@@ -118,3 +127,119 @@ class Viewer(db.Model):  # type: ignore[name-defined,misc]
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
     device_id: Mapped[int] = mapped_column(ForeignKey("devices.id", ondelete="CASCADE"))
     deck: Mapped[str] = mapped_column(String(16))
+
+
+# -------------------------------------------------------------------- the turn clock
+
+
+class ClockTable(db.Model):  # type: ignore[name-defined,misc]
+    """A table's pace, and the table version the seat clocks were last brought up to."""
+
+    __tablename__ = "clock_tables"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    pace: Mapped[str] = mapped_column(String(16), default=DEFAULT_PACE)
+    seen_version: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ClockSeat(db.Model):  # type: ignore[name-defined,misc]
+    """One seat's current decision and its deadlines."""
+
+    __tablename__ = "clock_seats"
+    __table_args__ = (UniqueConstraint("table_id", "seat"),
+                      Index("ix_clock_seats_due", "time_up_version", "expires_at"))
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    #: The decision this seat owes now (None: none), e.g. ``g1:h2:play:5:1``.
+    turn_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    #: End of the grace (the decision's deadline por turnos).
+    deadline: Mapped[datetime | None] = mapped_column(nullable=True)
+    #: From then the others may call the stand-in (grace + reserve en vivo).
+    expires_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    #: The hand (``g1:h2``) the reserve belongs to, and how many seconds are left of it.
+    reserve_key: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    reserve_left: Mapped[float] = mapped_column(Float, default=0.0)
+    #: The log version of this decision's ``time_up`` entry (the scheduler's claim).
+    time_up_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: The log version at which the stand-in began to play for this seat.
+    standin_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: What the stand-in played, for the person (shown to them only).
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+# -------------------------------------------------------------------- push notifications
+
+
+class PushSubscription(db.Model):  # type: ignore[name-defined,misc]
+    """One browser's push subscription for one seat of one table."""
+
+    __tablename__ = "push_subscriptions"
+    __table_args__ = (
+        UniqueConstraint("table_id", "endpoint"),
+        Index("ix_push_subscriptions_endpoint", "endpoint"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    device_id: Mapped[int] = mapped_column(ForeignKey("devices.id", ondelete="CASCADE"),
+                                           index=True)
+    endpoint: Mapped[str] = mapped_column(String(ENDPOINT_MAX))
+    p256dh: Mapped[str] = mapped_column(String(200))
+    auth: Mapped[str] = mapped_column(String(100))
+    #: The table page of this device was open and visible until then (notify.js heartbeats).
+    visible_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class PushTable(db.Model):  # type: ignore[name-defined,misc]
+    """The host's push settings for a table (the reminder's delay)."""
+
+    __tablename__ = "push_tables"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    reminder_minutes: Mapped[int] = mapped_column(Integer, default=DEFAULT_REMINDER_MINUTES)
+
+
+class PushTurn(db.Model):  # type: ignore[name-defined,misc]
+    """A seat's duty to act (one turn): at most a first push and one reminder."""
+
+    __tablename__ = "push_turns"
+    __table_args__ = (UniqueConstraint("table_id", "seat", "turn_key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    turn_key: Mapped[str] = mapped_column(String(64))
+    what: Mapped[str] = mapped_column(String(16))
+    began_version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: Why the first push was or was not queued: queued | own_action | visible
+    first: Mapped[str] = mapped_column(String(16), default="queued")
+    remind_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True, index=True)
+    reminded_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class PushOutbox(db.Model):  # type: ignore[name-defined,misc]
+    """One push to deliver to one subscription (the first push or the reminder of a turn)."""
+
+    __tablename__ = "push_outbox"
+    __table_args__ = (
+        UniqueConstraint("turn_id", "kind", "subscription_id"),
+        Index("ix_push_outbox_due", "status", "due_at"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    turn_id: Mapped[int] = mapped_column(ForeignKey("push_turns.id", ondelete="CASCADE"))
+    subscription_id: Mapped[int] = mapped_column(
+        ForeignKey("push_subscriptions.id", ondelete="CASCADE"), index=True)
+    table_id: Mapped[str] = mapped_column(String(40), index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # turn | reminder
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: pending | sent | failed | stale
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    due_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    last_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

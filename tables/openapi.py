@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .clock import PACES
-from .service import ACTION_TYPES, DECKS, LEVELS
+from .kinds import ACTION_TYPES, DECKS, LEVELS
 
 
 def _err(desc: str) -> dict[str, Any]:
@@ -22,7 +22,7 @@ TABLE_ID = {"name": "table_id", "in": "path", "required": True, "schema": {"type
 CSRF = {"name": "X-CSRFToken", "in": "header", "required": True, "schema": {"type": "string"}}
 
 
-#: Paths other parts of the service document themselves (e.g. push, issue 6).
+#: Paths other parts of the service document themselves (push, the hint).
 _extra_paths: dict[str, dict[str, Any]] = {}
 _extra_schemas: dict[str, dict[str, Any]] = {}
 

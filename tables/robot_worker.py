@@ -5,11 +5,13 @@ worker thread. The worker reads the robot seat's view with no lock held, asks ``
 and submits with the version it saw; a stale version only means: read again and retry. The table
 row's ``robot_due`` flag makes the work durable: the worker sweeps for due tables at start and
 every ``ROBOT_SWEEP`` seconds, so a restart (or another process's crash) loses no robot turn.
-``flask robots`` runs the same loop as a separate process (production, issue 7).
+``flask robots`` runs the same loop as a separate process (production).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import queue
 import random
 import threading
@@ -17,14 +19,20 @@ import time
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
-from flask import Flask
+import redis
+from flask import Flask, current_app
 
 import robots
 from rules import COUNTING, view_for
 
+from . import live
+from .actions import perform
 from .db import db
 from .errors import ServiceError
+from .hooks import Commit
+from .maintenance import pending_robot_tables
 from .models import Table
+from .seating import due_robot_seats, load_game, load_seats
 
 _worker: RobotWorker | None = None
 #: Redis list of table ids whose robots must act, pushed by processes that run no worker; each id
@@ -36,8 +44,6 @@ QUEUE_MAX = 10000
 
 def _search_init(nice: int) -> None:
     """A search process: lower priority than the processes that serve people (when ``nice``)."""
-    import os
-
     if nice > 0:
         os.nice(nice)
 
@@ -53,8 +59,6 @@ SEARCHED_LEVELS = ("dificil",)
 
 
 def queue_key(app: Flask) -> str:
-    import hashlib
-
     url = str(app.config.get("SQLALCHEMY_DATABASE_URI", ""))
     return f"{QUEUE}:{hashlib.sha256(url.encode()).hexdigest()[:16]}"
 
@@ -93,15 +97,14 @@ class RobotWorker:
 
     def _take_from_redis(self, url: str) -> None:
         """Kicks from processes that run no worker (see :func:`kick`)."""
-        import redis
-
         while not self.stop_event.is_set():
             try:
                 client = redis.Redis.from_url(url)
                 while not self.stop_event.is_set():
                     item = client.blpop([queue_key(self.app)], timeout=1)
                     if item:
-                        self.queue.put(item[1].decode())
+                        value = item[1]
+                        self.queue.put(value.decode() if isinstance(value, bytes) else value)
             except Exception:
                 time.sleep(1.0)
 
@@ -177,8 +180,6 @@ class RobotWorker:
                 self.inflight[table_id] = False
 
     def _sweep(self) -> None:
-        from .service import pending_robot_tables
-
         try:
             with self.app.app_context():
                 for tid in pending_robot_tables():
@@ -206,8 +207,6 @@ class RobotWorker:
 
     def _one_round(self, table_id: str) -> int:
         """Act once for each robot seat due now. -1 when no robot is due."""
-        from .service import due_robot_seats, load_game, load_seats, perform
-
         db.session.rollback()
         table = db.session.get(Table, table_id)
         if table is None or not table.robot_due:
@@ -277,14 +276,10 @@ def start_worker(app: Flask) -> RobotWorker:
 def kick(table_id: str) -> None:
     """Hand ``table_id``'s robot turn to this process's worker or, when this process runs none
     (gunicorn web processes), to the Redis queue the ``flask robots`` processes take work from."""
-    from flask import current_app
-
     worker = current_app.extensions.get("corazones_robots", _worker)
     if worker is not None:
         worker.kick(table_id)
         return
-    from . import live
-
     if live._redis is not None:
         try:
             key = queue_key(current_app)
@@ -294,3 +289,9 @@ def kick(table_id: str) -> None:
             pipe.execute()
         except Exception:  # Redis down: the workers' sweep still finds the table
             pass
+
+
+def after_commit(commit: Commit) -> None:
+    """The after-commit hook: a commit that left a robot's turn due hands the table on."""
+    if commit.robot_due:
+        kick(commit.table_id)

@@ -1,4 +1,5 @@
-"""HTTP: the pages and the JSON API (docs/API.md). Routes parse and answer; service.py decides."""
+"""HTTP: the pages and the JSON API (docs/API.md). Routes parse and answer; actions.py decides,
+state.py builds what each viewer sees."""
 
 from __future__ import annotations
 
@@ -24,13 +25,15 @@ from werkzeug.wrappers import Response as WResponse
 
 from rules import card_label
 
-from . import live, service
+from . import actions, errors, live
 from .db import db, reading
 from .errors import ServiceError
 from .identity import current_device_id, ensure_device, forget_device, offer_cookie, presence_key
+from .kinds import DECKS, LEVELS
 from .limits import chat_limit, churn_device_limit, churn_table_limit, create_limit
 from .models import Table
 from .openapi import openapi_document
+from .state import read_state
 
 bp = Blueprint("tables", __name__, template_folder="templates")
 
@@ -43,7 +46,7 @@ def _digits(raw: str) -> bool:
 def _json_body() -> Any:
     data = request.get_json(silent=True, force=True)
     if not isinstance(data, dict):
-        raise ServiceError(400, "bad_json", "La solicitud no es un objeto JSON válido")
+        raise errors.BAD_JSON.error()
     return data
 
 
@@ -51,7 +54,7 @@ def _error_response(err: ServiceError, table_id: str | None = None) -> tuple[Res
     body: dict[str, Any] = err.body()
     if err.with_state and table_id:
         try:
-            body["state"] = service.read_state(table_id, current_device_id(),
+            body["state"] = read_state(table_id, current_device_id(),
                                                present=_spectators(table_id))["state"]
         except ServiceError:
             pass
@@ -74,23 +77,23 @@ def _render(template: str, fallback: str, **ctx: Any) -> str:
 
 @bp.get("/")
 def home() -> str:
-    return _render("home.html", "plain.html", csrf_token=generate_csrf(), decks=service.DECKS,
-                   levels=service.LEVELS, table=None, plain=None,
+    return _render("home.html", "plain.html", csrf_token=generate_csrf(), decks=DECKS,
+                   levels=LEVELS, table=None, plain=None,
                    messages=get_flashed_messages())
 
 
 @bp.get("/plain")
 def plain_home() -> str:
     """ABRIR MESA on the plain page (no script)."""
-    return render_template("plain.html", csrf_token=generate_csrf(), decks=service.DECKS,
-                           levels=service.LEVELS, table=None, plain=True,
+    return render_template("plain.html", csrf_token=generate_csrf(), decks=DECKS,
+                           levels=LEVELS, table=None, plain=True,
                            messages=get_flashed_messages())
 
 
 @bp.get("/t/<table_id>")
 def table_page(table_id: str) -> str | tuple[str, int]:
     if db.session.get(Table, table_id) is None:
-        return render_template("error.html", message="Esa mesa no existe o ya expiró"), 404
+        return render_template("error.html", message=errors.NOT_FOUND.message), 404
     try:
         return render_template(
             "table.html", table_id=table_id, csrf_token=generate_csrf(),
@@ -105,13 +108,13 @@ def plain_page(table_id: str) -> str | tuple[str, int]:
     device_id = current_device_id()
     live.touch(table_id, presence_key())
     try:
-        data = service.read_state(table_id, device_id, present=_spectators(table_id))
+        data = read_state(table_id, device_id, present=_spectators(table_id))
     except ServiceError as err:
         return render_template("error.html", message=err.message), err.status
     state = data["state"]
     return render_template("plain.html", table=state["table"], state=state, me=state["me"],
                            view=state["view"], csrf_token=generate_csrf(), label=card_label,
-                           decks=service.DECKS, levels=service.LEVELS,
+                           decks=DECKS, levels=LEVELS,
                            plain=True, messages=get_flashed_messages())
 
 
@@ -135,7 +138,7 @@ def plain_action(table_id: str) -> WResponse:
     if "cards" in form:
         body["cards"] = form.getlist("cards")
     try:
-        service.perform(table_id, current_device_id(), body, new_device=ensure_device)
+        actions.perform(table_id, current_device_id(), body, new_device=ensure_device)
     except ServiceError as err:
         forget_device()
         flash(err.message)
@@ -154,7 +157,7 @@ def plain_create() -> WResponse:
         "robot_level": form.get("robot_level", "normal"),
     }
     try:
-        table_id = service.create_table(ensure_device, body)
+        table_id = actions.create_table(ensure_device, body)
     except ServiceError as err:
         forget_device()
         flash(err.message)
@@ -166,7 +169,7 @@ def plain_create() -> WResponse:
 def seat_link(table_id: str, token: str) -> str | tuple[str, int]:
     table = db.session.get(Table, table_id)
     if table is None:
-        return render_template("error.html", message="Esa mesa no existe o ya expiró"), 404
+        return render_template("error.html", message=errors.NOT_FOUND.message), 404
     return render_template("tables/seat_link.html", table=table, token=token,
                            csrf_token=generate_csrf())
 
@@ -174,7 +177,7 @@ def seat_link(table_id: str, token: str) -> str | tuple[str, int]:
 @bp.post("/t/<table_id>/s/<token>")
 def seat_link_take(table_id: str, token: str) -> WResponse | tuple[str, int]:
     try:
-        service.move_seat(table_id, token, ensure_device)
+        actions.move_seat(table_id, token, ensure_device)
     except ServiceError as err:
         forget_device()
         return render_template("error.html", message=err.message), err.status
@@ -200,17 +203,17 @@ def api_openapi() -> Response:
 def api_create() -> tuple[Response, int]:
     try:
         body = _json_body()
-        table_id = service.created_by(body, current_device_id())
+        table_id = actions.created_by(body, current_device_id())
         if table_id is None:
             try:
-                table_id = service.create_table(ensure_device, body)
+                table_id = actions.create_table(ensure_device, body)
             except IntegrityError:  # the same creation, retried at the same moment
                 db.session.rollback()
                 forget_device()
-                table_id = service.created_by(body, current_device_id())
+                table_id = actions.created_by(body, current_device_id())
                 if table_id is None:
                     raise
-        data = service.read_state(table_id, current_device_id(), present=None)
+        data = read_state(table_id, current_device_id(), present=None)
     except ServiceError as err:
         forget_device()
         return _error_response(err)
@@ -222,7 +225,7 @@ def api_state(table_id: str) -> Response | tuple[Response, int]:
     try:
         since = _since_arg(required=False)
         live.touch(table_id, presence_key())
-        data = service.read_state(table_id, current_device_id(), since=since,
+        data = read_state(table_id, current_device_id(), since=since,
                                   present=_spectators(table_id))
     except ServiceError as err:
         return _error_response(err)
@@ -236,7 +239,7 @@ def _since_arg(required: bool) -> int | None:
             return 0
         return None
     if not _digits(raw):
-        raise ServiceError(400, "bad_since", "La versión no es válida")
+        raise errors.BAD_SINCE.error()
     return int(raw)
 
 
@@ -262,7 +265,7 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
         if version is None:
             version = read_version()
         if version is None:
-            raise ServiceError(404, "not_found", "Esa mesa no existe o ya expiró")
+            raise errors.NOT_FOUND.error()
         live.touch(table_id, presence_key())
         if version <= since:
             cfg = current_app.config
@@ -271,7 +274,7 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
                                             lambda: read_version() or 0, known=version)
         if version <= since:
             return jsonify({"version": version, "log": []})
-        data = service.read_state(table_id, device_id, since=since,
+        data = read_state(table_id, device_id, since=since,
                                   present=_spectators(table_id), at_least=version)
     except ServiceError as err:
         return _error_response(err)
@@ -286,12 +289,12 @@ def api_action(table_id: str) -> Response | tuple[Response, int]:
     try:
         body = _json_body()
         try:
-            out = service.perform(table_id, current_device_id(), body,
+            out = actions.perform(table_id, current_device_id(), body,
                                   present=_spectators(table_id), new_device=ensure_device)
         except IntegrityError:  # this browser's first two writes at once: its row exists now
             db.session.rollback()
             forget_device()
-            out = service.perform(table_id, current_device_id(), body,
+            out = actions.perform(table_id, current_device_id(), body,
                                   present=_spectators(table_id), new_device=ensure_device)
     except ServiceError as err:
         forget_device()

@@ -15,6 +15,10 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
+from . import clock, push
+from .maintenance import expire_idle_tables, pending_robot_tables
+from .robot_worker import RobotWorker
+
 _lock_file: IO[str] | None = None
 
 
@@ -35,8 +39,6 @@ def acquire_lock(app: Flask) -> bool:
 
 
 def expire_job(app: Flask) -> int:
-    from .service import expire_idle_tables
-
     with app.app_context():
         n = expire_idle_tables(int(app.config["TABLE_EXPIRY_DAYS"]))
         if n:
@@ -45,9 +47,6 @@ def expire_job(app: Flask) -> int:
 
 
 def robot_sweep_job(app: Flask) -> None:
-    from .robot_worker import RobotWorker
-    from .service import pending_robot_tables
-
     worker: Any = app.extensions.get("corazones_robots")
     with app.app_context():
         ids = pending_robot_tables()
@@ -63,12 +62,8 @@ def add_jobs(app: Flask, sched: Any) -> None:
                   next_run_time=None, coalesce=True, max_instances=1)
     sched.add_job(robot_sweep_job, "interval", seconds=float(app.config["ROBOT_SWEEP"]),
                   args=[app], id="robots", coalesce=True, max_instances=1)
-    from .push import add_jobs as add_push_jobs
-
-    add_push_jobs(app, sched)
-    from .clock import add_jobs as add_clock_jobs
-
-    add_clock_jobs(app, sched)
+    push.add_jobs(app, sched)
+    clock.add_jobs(app, sched)
 
 
 def start_background(app: Flask) -> BackgroundScheduler | None:

@@ -27,7 +27,8 @@ from sqlalchemy import select
 from rules import Game
 
 from .db import is_sqlite, reading
-from .models import Action, Seat, Table, Viewer
+from .kinds import CHAT_SHOWN, SOCIAL_LOG
+from .models import Action, ClockSeat, ClockTable, Seat, Table, Viewer
 
 TABLE_FIELDS = ("id", "name", "target", "renege", "deck", "robot_level", "hand_level", "status",
                 "game_number", "version", "state_version", "host_device_id", "robot_due")
@@ -40,7 +41,6 @@ LOG_FIELDS = ("version", "type", "seat", "game_number", "payload", "events", "at
 LOG_KEEP = 48
 #: Tables kept per process (least recently used first out).
 MAX_TABLES = 2000
-SOCIAL = ("chat", "taunt")
 
 
 @dataclass
@@ -108,12 +108,6 @@ def forget(table_id: str | None = None) -> None:
             _cache.pop(table_id, None)
 
 
-def _chat_limit() -> int:
-    from .service import CHAT_SHOWN
-
-    return CHAT_SHOWN
-
-
 # -------------------------------------------------------------------- made by an action
 
 
@@ -137,9 +131,9 @@ def after_action(
     new_rows = [_copy(r, LOG_FIELDS) for r in rows]
     log = (prior.log + new_rows)[-LOG_KEEP:]
     chat = prior.chat
-    social = [r for r in new_rows if r.type in SOCIAL]
+    social = [r for r in new_rows if r.type in SOCIAL_LOG]
     if social:
-        chat = (prior.chat + social)[-_chat_limit():]
+        chat = (prior.chat + social)[-CHAT_SHOWN:]
     return Snapshot(
         version=table.version, table=_copy(table, TABLE_FIELDS),
         seats=[_copy(s, SEAT_FIELDS) for s in seats], game=game, pace=pace, clock=clock,
@@ -163,8 +157,6 @@ def _rows(conn: Any, stmt: Any) -> list[SimpleNamespace]:
 def load(table_id: str) -> Snapshot | None:
     """Read the table's current snapshot (None: no such table) in one read transaction, extending
     what this process holds. Keeps it unless the version moved while reading (PostgreSQL)."""
-    from .clock import ClockSeat, ClockTable
-
     t, s, a, v = Table.__table__, Seat.__table__, Action.__table__, Viewer.__table__
     ct, cs = ClockTable.__table__, ClockSeat.__table__
     prior = cached(table_id)
@@ -191,13 +183,13 @@ def load(table_id: str) -> Snapshot | None:
         clock = {r.seat: r for r in _rows(
             conn, select(*[cs.c[f] for f in CLOCK_FIELDS]).where(cs.c.table_id == table_id))}
         cols = [a.c[f] for f in LOG_FIELDS]
-        chat_n = _chat_limit()
+        chat_n = CHAT_SHOWN
         if prior is not None and version - LOG_KEEP <= prior.version < version:
             new = _rows(conn, select(*cols).where(a.c.table_id == table_id,
                                                   a.c.version > prior.version,
                                                   a.c.version <= version).order_by(a.c.version))
             log = (prior.log + new)[-LOG_KEEP:]
-            social = [r for r in new if r.type in SOCIAL]
+            social = [r for r in new if r.type in SOCIAL_LOG]
             chat = (prior.chat + social)[-chat_n:] if social else prior.chat
         else:
             log = _rows(conn, select(*cols).where(a.c.table_id == table_id,
@@ -205,7 +197,7 @@ def load(table_id: str) -> Snapshot | None:
                         .order_by(a.c.version.desc()).limit(LOG_KEEP))[::-1]
             chat = _rows(conn, select(*cols).where(a.c.table_id == table_id,
                                                    a.c.version <= version,
-                                                   a.c.type.in_(SOCIAL))
+                                                   a.c.type.in_(SOCIAL_LOG))
                          .order_by(a.c.version.desc()).limit(chat_n))[::-1]
         decks = {int(r.device_id): str(r.deck) for r in conn.execute(
             select(v.c.device_id, v.c.deck).where(v.c.table_id == table_id))}

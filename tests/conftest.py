@@ -165,7 +165,7 @@ def free_port() -> int:
 
 
 class Server:
-    """A real server process (python -m tables.serve) on a free local port."""
+    """A real server process (python -m serve) on a free local port."""
 
     def __init__(self, database_url: str, instance: Path, **env: str) -> None:
         self.port = free_port()
@@ -184,7 +184,7 @@ class Server:
 
     def start(self) -> Server:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tables.serve", "--port", str(self.port)], cwd=ROOT,
+            [sys.executable, "-m", "serve", "--port", str(self.port)], cwd=ROOT,
             env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         import requests

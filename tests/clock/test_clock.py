@@ -18,9 +18,10 @@ from corazones_testkit import HttpPlayer, Player, close_app, make_app, wait_unti
 
 import robots
 from rules import Game, Options, view_for
-from tables import clock, snapshot
-from tables.db import db, locked_table
+from tables import clock, models, snapshot
+from tables.db import db
 from tables.models import Action, Table, utcnow
+from tables.seating import locked_table
 
 pytestmark = pytest.mark.db
 
@@ -172,7 +173,7 @@ def test_live_reserve_is_spent_beyond_the_grace_and_renewed_each_hand(capp, fake
     fake.advance(40)  # Beto passes 20 s after his 30 s of grace
     pass_three(beto, tid)
     with capp.app_context():
-        rows = {r.seat: r for r in db.session.query(clock.ClockSeat).filter_by(table_id=tid)}
+        rows = {r.seat: r for r in db.session.query(models.ClockSeat).filter_by(table_id=tid)}
         assert rows[0].reserve_left == 90 and rows[1].reserve_left == pytest.approx(70)
         db.session.rollback()
     st = wait_until(lambda: (s := poll(ana, tid))["view"]["phase"] == "playing"
@@ -274,8 +275,8 @@ def test_standin_plays_legal_cards_only_while_standing_in_and_the_seat_returns(c
             c = seat_clock(beto.state(tid), 1)
             assert c["waiting"] and not c["time_up"]  # a fresh hour for Beto
             with capp.app_context():
+                from tables.actions import perform
                 from tables.errors import ServiceError
-                from tables.service import perform
 
                 with pytest.raises(ServiceError) as err:
                     vb = view_for(Game.from_json(db.session.get(Table, tid).game_json), 1)
@@ -333,8 +334,8 @@ def test_four_absent_humans_nothing_plays_and_the_table_expires(capp, fake):
 
     assert expire_job(capp) >= 1
     with capp.app_context():
-        assert db.session.query(clock.ClockSeat).filter_by(table_id=tid).count() == 0
-        assert db.session.get(clock.ClockTable, tid) is None
+        assert db.session.query(models.ClockSeat).filter_by(table_id=tid).count() == 0
+        assert db.session.get(models.ClockTable, tid) is None
         db.session.rollback()
 
 
@@ -441,8 +442,8 @@ def test_a_commit_the_clock_missed_is_caught_up_and_time_up_is_no_game_change(ca
     wait_until(lambda: poll(ana, tid)["view"]["pass_confirmed"][2:] == [True, True], 10)
     # as if the process died between a commit and the clock's bookkeeping
     with capp.app_context():
-        db.session.query(clock.ClockSeat).filter_by(table_id=tid).delete()
-        db.session.get(clock.ClockTable, tid).seen_version = 0
+        db.session.query(models.ClockSeat).filter_by(table_id=tid).delete()
+        db.session.get(models.ClockTable, tid).seen_version = 0
         db.session.commit()
     snapshot.forget(tid)  # the process that died took its cached snapshot with it
     assert not poll(ana, tid)["table"]["clock"]["seats"][1].get("expires_at")
@@ -458,7 +459,7 @@ def test_a_commit_the_clock_missed_is_caught_up_and_time_up_is_no_game_change(ca
         db.session.rollback()
     assert kinds == ["time_up", "time_up"], kinds
     with capp.app_context():
-        from tables.service import active_humans, load_seats
+        from tables.seating import active_humans, load_seats
 
         assert active_humans(load_seats(tid)) == [0, 1]
         db.session.rollback()

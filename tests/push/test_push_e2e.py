@@ -21,7 +21,8 @@ from pushkit import (  # noqa: F401 - the fixture is used by name
 from sqlalchemy import select, update
 
 from tables.db import db
-from tables.push import PushOutbox, PushSubscription, PushTurn, send_due_reminders, stop_sender
+from tables.models import PushOutbox, PushSubscription, PushTurn
+from tables.push import send_due_reminders, stop_sender
 
 CARD = re.compile(r"\b(10|[2-9TJQKA])[CDHS♠♥♦♣]\b")
 
@@ -281,7 +282,7 @@ def test_push_service_failures_delete_retry_and_log(
 
 
 def test_endpoints_only_on_push_services() -> None:
-    from tables.push_net import endpoint_ok
+    from tables.push.net import endpoint_ok
 
     assert endpoint_ok("https://fcm.googleapis.com/fcm/send/abc", False)
     assert endpoint_ok("https://updates.push.services.mozilla.com/wpush/v2/x", False)
@@ -297,14 +298,15 @@ def test_endpoints_only_on_push_services() -> None:
 
 def test_rematch_turns_only_once_someone_asked() -> None:
     from tables.models import Seat, Table
-    from tables.push import Duty, current_duties
+    from tables.push.delivery import push_duties
+    from tables.seating import Duty
 
-    table = Table(id="t", status="finished", game_number=2)
-    seats = [Seat(seat=i, kind=k, left=False, wants_rematch=False)
+    table = Table(id="t", status="finished", game_number=2, game_json=None)
+    seats = [Seat(seat=i, kind=k, left=False, wants_rematch=False, standin=False)
              for i, k in enumerate(["human", "human", "robot", "human"])]
-    assert current_duties(table, seats) == []  # the game just ended: nobody is asked yet
+    assert push_duties(table, seats) == []  # the game just ended: nobody is asked yet
     seats[1].wants_rematch = True
-    assert current_duties(table, seats) == [Duty(0, "g2:rematch", "rematch"),
-                                            Duty(3, "g2:rematch", "rematch")]
+    assert push_duties(table, seats) == [Duty(0, "g2:rematch", "rematch"),
+                                         Duty(3, "g2:rematch", "rematch")]
     seats[3].left = True
-    assert [d.seat for d in current_duties(table, seats)] == [0]
+    assert [d.seat for d in push_duties(table, seats)] == [0]

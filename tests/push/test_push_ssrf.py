@@ -24,8 +24,9 @@ from pushkit import (  # noqa: F401 - the fixture is used by name
 from sqlalchemy import func, select
 
 from tables.db import db
-from tables.push import PushOutbox, PushSubscription, stop_sender
-from tables.push_net import (
+from tables.models import PushOutbox, PushSubscription
+from tables.push import stop_sender
+from tables.push.net import (
     AddressGuard,
     BlockedAddress,
     GuardedSession,

@@ -11,7 +11,7 @@ import pytest
 from corazones_testkit import Player, close_app, make_app, wait_until
 
 import robots
-from tables import service
+from tables import actions, kinds, maintenance, tokens
 from tables.db import db
 from tables.models import Action, Table
 
@@ -33,7 +33,7 @@ def lobby(app: Any, humans: int = 1, robots_: int = 3, **opts: Any) -> tuple[str
 
 def near_the_end(app: Any, tid: str, totals: list[int]) -> None:
     """Fixture shortcut: the game's totals so far (the target is 50), so one hand ends it."""
-    from tables.db import locked_table
+    from tables.seating import locked_table
 
     with app.app_context(), locked_table(tid) as t:
         assert t is not None and t.game_json is not None
@@ -95,7 +95,7 @@ def test_create_table_gives_link_seat_zero_and_a_safe_cookie(app):
         from tables.models import Device
 
         hashes = [d.token_hash for d in db.session.query(Device).all()]
-        assert token not in hashes and service.hashlib.sha256(token.encode()).hexdigest() in hashes
+        assert token not in hashes and tokens.hashlib.sha256(token.encode()).hexdigest() in hashes
     # the same device at a second table: the cookie does not change or grow
     r2 = ana.post("/api/tables", {"host_name": "Ana"})
     assert r2.status_code == 201
@@ -142,7 +142,7 @@ def test_malformed_json_and_missing_csrf_are_refused(app):
                       headers={"X-CSRFToken": "forged"})
     error(r, 400, "csrf")
     with app.app_context():
-        assert service.table_count() >= 0
+        assert maintenance.table_count() >= 0
     error(p.client.get("/api/tables"), 405, "method_not_allowed")
     error(p.post("/api/tables", {"host_name": "A" * 70000}), 413, "too_large")
     error(p.client.get("/api/nothing-here"), 404, "not_found")
@@ -452,12 +452,12 @@ def test_openapi_document_matches_the_routes(app):
         "tables.openapi.register_paths(...) (and add them to docs/API.md)")
     assert documented - routes == set(), "documented routes that do not exist"
     enum = doc["components"]["schemas"]["Action"]["properties"]["type"]["enum"]
-    assert set(enum) == set(service.HANDLERS)
-    api_md = (service.__file__.rsplit("/tables/", 1)[0] + "/docs/API.md")
+    assert set(enum) == set(actions.HANDLERS)
+    api_md = (actions.__file__.rsplit("/tables/", 1)[0] + "/docs/API.md")
     text = open(api_md, encoding="utf-8").read()
     for path, _ in routes:
         assert path.replace("{table_id}", "<id>") in text, f"{path} is missing from docs/API.md"
-    for kind in service.ACTION_TYPES:
+    for kind in kinds.ACTION_TYPES:
         assert f"`{kind}`" in text, kind
 
 

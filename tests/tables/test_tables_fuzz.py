@@ -9,7 +9,7 @@ from corazones_testkit import Player
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tables import service
+from tables import kinds
 
 pytestmark = pytest.mark.db
 
@@ -24,7 +24,7 @@ fields = st.sampled_from(["name", "seat", "cards", "card", "accused", "text", "t
                           "robot_level", "deck", "version", "action_id", "host_name", "target"])
 bodies = st.one_of(
     json_values,
-    st.fixed_dictionaries({"type": st.sampled_from(list(service.ACTION_TYPES))},
+    st.fixed_dictionaries({"type": st.sampled_from(list(kinds.ACTION_TYPES))},
                           optional={}).flatmap(
         lambda base: st.dictionaries(fields, json_values, max_size=4).map(
             lambda extra: {**extra, **base})),

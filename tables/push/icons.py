@@ -1,4 +1,4 @@
-"""The app icons (``python -m tables.push_icons`` rewrites static/icons/): a red heart on the green
+"""The app icons (``python -m tables.push.icons`` rewrites static/icons/): a red heart on the green
 felt, drawn in pure Python (an implicit heart curve, supersampled) and written as PNG with zlib."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``python -m tables.serve --port 5001``: a threaded server for tests and quick local runs.
+"""``python -m serve --port 5001``: a threaded server for tests and quick local runs.
 
 Production (issue 7) runs gunicorn with threads; this is the same app with Werkzeug's server.
 """

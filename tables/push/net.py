@@ -31,7 +31,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 from urllib3.util.connection import create_connection
 
-ENDPOINT_MAX = 1000
+from ..models import ENDPOINT_MAX
 
 #: The browsers' push services (Chrome/Edge-on-Android: FCM, Firefox: Mozilla, Safari: Apple,
 #: Edge: WNS). Each entry allows that host and its subdomains (``updates.push.services.mozilla

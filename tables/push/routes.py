@@ -11,20 +11,23 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 from sqlalchemy import delete, select, update
 
-from .db import db
-from .errors import ServiceError
-from .identity import current_device_id
-from .models import Seat, Table, utcnow
-from .push import (
+from .. import errors
+from ..db import db, write_transaction
+from ..errors import ServiceError
+from ..identity import current_device_id
+from ..kinds import SeatKind
+from ..models import (
     DEFAULT_REMINDER_MINUTES,
-    REMINDER_CHOICES_HOURS,
     PushSubscription,
     PushTable,
     PushTurn,
-    b64url_decode,
-    write_tx,
+    Seat,
+    Table,
+    utcnow,
 )
-from .push_net import endpoint_ok, normalize_hosts
+from .delivery import REMINDER_CHOICES_HOURS
+from .net import endpoint_ok, normalize_hosts
+from .vapid import b64url_decode
 
 bp = Blueprint("push", __name__)
 
@@ -79,20 +82,20 @@ def _fail(err: ServiceError) -> tuple[Response, int]:
 def _body() -> dict[str, Any]:
     data = request.get_json(silent=True, force=True)
     if not isinstance(data, dict):
-        raise ServiceError(400, "bad_json", "La solicitud no es un objeto JSON válido")
+        raise errors.BAD_JSON.error()
     return data
 
 
 def _my_seat(table_id: str) -> tuple[Table, Seat | None, int | None]:
     table = db.session.get(Table, table_id)
     if table is None:
-        raise ServiceError(404, "not_found", "Esa mesa no existe o ya expiró")
+        raise errors.NOT_FOUND.error()
     device_id = current_device_id()
     seat = None
     if device_id is not None:
         seat = db.session.execute(
             select(Seat).where(Seat.table_id == table_id, Seat.device_id == device_id,
-                               Seat.kind == "human", Seat.left.is_(False))
+                               Seat.kind == SeatKind.HUMAN, Seat.left.is_(False))
         ).scalars().first()
     return table, seat, device_id
 
@@ -134,16 +137,14 @@ def api_status(table_id: str) -> Response | tuple[Response, int]:
 
 def _subscription(body: dict[str, Any]) -> tuple[str, str, str]:
     sub = body.get("subscription")
-    bad = ServiceError(400, "bad_subscription", "La suscripción a los avisos no es válida")
+    bad = errors.BAD_SUBSCRIPTION.error()
     if not isinstance(sub, dict) or not isinstance(sub.get("keys"), dict):
         raise bad
     endpoint, keys = sub.get("endpoint"), sub["keys"]
     p256dh, auth = keys.get("p256dh"), keys.get("auth")
     extra = normalize_hosts(str(current_app.config.get("PUSH_ENDPOINT_HOSTS", "")))
     if not endpoint_ok(endpoint, bool(current_app.config.get("PUSH_INSECURE_ENDPOINTS")), extra):
-        raise ServiceError(400, "bad_push_endpoint",
-                           "La dirección de avisos de este navegador no es de un servicio de "
-                           "avisos conocido: no se guardó la suscripción")
+        raise errors.BAD_PUSH_ENDPOINT.error()
     if not isinstance(p256dh, str) or not isinstance(auth, str) \
             or len(p256dh) > 200 or len(auth) > 100:
         raise bad
@@ -163,9 +164,8 @@ def api_subscribe(table_id: str) -> Response | tuple[Response, int]:
         endpoint, p256dh, auth = _subscription(_body())
         table, seat, device_id = _my_seat(table_id)
         if seat is None or device_id is None:
-            raise ServiceError(403, "not_seated",
-                               "Solo quien tiene lugar en la mesa puede recibir avisos")
-        with write_tx():
+            raise errors.NOT_SEATED_FOR_PUSH.error()
+        with write_transaction():
             db.session.execute(delete(PushSubscription).where(
                 PushSubscription.table_id == table_id,
                 (PushSubscription.device_id == device_id)
@@ -187,7 +187,7 @@ def api_unsubscribe(table_id: str) -> Response | tuple[Response, int]:
     try:
         table, seat, device_id = _my_seat(table_id)
         if device_id is not None:
-            with write_tx():
+            with write_transaction():
                 db.session.execute(delete(PushSubscription).where(
                     PushSubscription.table_id == table_id,
                     PushSubscription.device_id == device_id))
@@ -204,13 +204,13 @@ def api_presence(table_id: str) -> Response | tuple[Response, int]:
     try:
         visible = _body().get("visible")
         if not isinstance(visible, bool):
-            raise ServiceError(400, "bad_presence", "Falta indicar si la página está a la vista")
+            raise errors.BAD_PRESENCE.error()
         device_id = current_device_id()
         if db.session.get(Table, table_id) is None:
-            raise ServiceError(404, "not_found", "Esa mesa no existe o ya expiró")
+            raise errors.NOT_FOUND.error()
         until = utcnow() + timedelta(seconds=PRESENCE_SECONDS) if visible else None
         if device_id is not None:
-            with write_tx():
+            with write_transaction():
                 db.session.execute(
                     update(PushSubscription)
                     .where(PushSubscription.table_id == table_id,
@@ -228,12 +228,11 @@ def api_settings(table_id: str) -> Response | tuple[Response, int]:
         hours = _body().get("reminder_hours")
         table, seat, device_id = _my_seat(table_id)
         if device_id is None or device_id != table.host_device_id:
-            raise ServiceError(403, "not_host", "Solo quien arma la mesa puede hacer eso")
+            raise errors.NOT_HOST.error()
         if isinstance(hours, bool) or hours not in REMINDER_CHOICES_HOURS:
-            raise ServiceError(400, "bad_reminder",
-                               "El recordatorio va de 1 a 48 horas: elige una de las opciones")
+            raise errors.BAD_REMINDER.error()
         minutes = int(hours) * 60
-        with write_tx():
+        with write_transaction():
             row = db.session.get(PushTable, table_id)
             if row is None:
                 db.session.add(PushTable(table_id=table_id, reminder_minutes=minutes))

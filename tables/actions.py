@@ -1,0 +1,642 @@
+"""Every change of a table goes through :func:`perform`, people and robots alike, and every
+action's handler is here.
+
+One call = one transaction holding the table's lock: check the action id and the stale version,
+apply through ``rules``, append the log rows, bring the turn clock along, bump the version, commit.
+Only after the commit are the hooks run (tables/hooks.py: pages, robots, clock, pushes), and the
+caller's answer is built from the new snapshot, outside the lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+
+from rules import DEALING, GAME_OVER, Game, Options, RulesError, shuffled_deck
+
+from . import clock, errors, snapshot
+from .db import db, write_transaction
+from .errors import ServiceError
+from .hooks import Commit, committed
+from .kinds import (
+    ACTION_TYPES,
+    DECKS,
+    DEVICE_MAKING_TYPES,
+    LEVELS,
+    NO_STALE_CHECK,
+    PROOF_ID_LEN,
+    TABLE_NAME_MAX,
+    TAUNT_TEXT,
+    SeatKind,
+    TableStatus,
+)
+from .models import Action, Seat, Table, Viewer, utcnow
+from .names import clean_chat, clean_name, refuse_robot_like, refuse_taken_name
+from .seating import (
+    Ctx,
+    active_humans,
+    due_robot_seats,
+    free_robot_name,
+    humans_to_act,
+    is_person,
+    is_robotic,
+    load_game,
+    load_seats,
+    locked_table,
+    seat_of_device,
+)
+from .state import read_state, state_and_log
+from .tokens import new_table_id, request_digest, seat_token_matches
+
+# -------------------------------------------------------------------- creating a table
+
+
+def created_by(body: Mapping[str, Any], device_id: int | None) -> str | None:
+    """The table an earlier creation with this body's ``action_id`` made, if any.
+
+    An action id belongs to the device that first sent it, with that body: the same browser
+    repeating the same request gets its table again; anyone else is refused (409)."""
+    action_id = body.get("action_id")
+    if not isinstance(action_id, str) or len(action_id) < PROOF_ID_LEN:
+        return None
+    table_id = new_table_id(action_id)
+    first = db.session.execute(
+        select(Action.device_id, Action.request_digest)
+        .where(Action.table_id == table_id, Action.type == "create")
+    ).one_or_none()
+    if first is None:
+        return None
+    if device_id is None or first.device_id != device_id \
+            or first.request_digest != request_digest(body):
+        raise errors.ACTION_ID_REUSED.error()
+    return table_id
+
+
+def create_table(device: Callable[[], int], body: Mapping[str, Any]) -> str:
+    """Open a table whose host is ``device()`` (called inside the creation's transaction, so a
+    refused creation keeps nothing for the device either)."""
+    host = clean_name(body.get("host_name"))
+    refuse_robot_like(host)
+    target = body.get("target", 100)
+    if isinstance(target, bool) or target not in (100, 50):
+        raise errors.BAD_TARGET.error()
+    renege = body.get("renege", "impedido")
+    if renege not in ("impedido", "permitido"):
+        raise errors.BAD_RENEGE.error()
+    deck = body.get("deck", DECKS[0])
+    if deck not in DECKS:
+        raise errors.BAD_DECK.error()
+    level = body.get("robot_level", "normal")
+    if level not in LEVELS:
+        raise errors.BAD_LEVEL.error()
+    pace = clock.validate_pace(body)
+    name = body.get("name")
+    table_name = clean_name(name, TABLE_NAME_MAX) if name not in (None, "") else f"Mesa de {host}"
+    if len(table_name) > TABLE_NAME_MAX:
+        table_name = table_name[:TABLE_NAME_MAX]
+    action_id = body.get("action_id")
+    action_id = action_id if isinstance(action_id, str) and len(action_id) <= 64 else None
+    with write_transaction():
+        device_id = device()
+        table = Table(
+            id=new_table_id(action_id), name=table_name, target=int(target),
+            renege=renege, deck=deck,
+            robot_level=level, hand_level=level, status=TableStatus.LOBBY, game_number=0,
+            version=0,
+            state_version=0, game_json=None, robot_due=False, host_device_id=device_id,
+            created_at=utcnow(), updated_at=utcnow(),
+        )
+        db.session.add(table)
+        db.session.flush()
+        seats = [Seat(table_id=table.id, seat=i, kind=SeatKind.EMPTY, name="", robot_name="",
+                      left=False,
+                      wants_rematch=False, link_gen=0) for i in range(4)]
+        seats[0].kind, seats[0].name, seats[0].device_id = SeatKind.HUMAN, host, device_id
+        db.session.add_all(seats)
+        clock.create_rows(table.id, pace)
+        db.session.flush()
+        ctx = Ctx(table, seats, None, device_id, action_id, None,
+                  request_digest=request_digest(body))
+        ctx.log("create", None, {"type": "create", "name": table_name})
+        ctx.action_id = None  # the id names the creation; its seat row needs no second copy
+        ctx.log("sit", 0, {"type": "sit", "seat": 0, "name": host})
+        table_id, version = table.id, table.version
+    after_commit(table_id, version, [], False)
+    return table_id
+
+
+# -------------------------------------------------------------------- the action path
+
+
+@dataclass
+class Outcome:
+    table_id: str
+    version: int
+    answer: dict[str, Any] | None  # {"state", "log"} for the caller (None for robots)
+
+
+def perform(
+    table_id: str, device_id: int | None, body: Any, robot_seat: int | None = None,
+    present: set[str] | None = None, new_device: Callable[[], int] | None = None,
+) -> Outcome:
+    """Apply one action dict (``type``, ``action_id``, ``version`` and the type's fields).
+
+    ``new_device()`` gives a caller without a device one, inside the action's transaction, for
+    the actions that keep something for it (a refused action keeps no device row)."""
+    if not isinstance(body, Mapping):
+        raise errors.BAD_JSON.error()
+    kind = body.get("type")
+    if kind not in ACTION_TYPES:
+        raise errors.BAD_ACTION.error()
+    action_id = body.get("action_id")
+    if action_id is not None and (not isinstance(action_id, str) or not 1 <= len(action_id) <= 64):
+        raise errors.BAD_ACTION_ID.error()
+    version = body.get("version")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        raise errors.BAD_VERSION.error()
+
+    with locked_table(table_id) as table:
+        if table is None:
+            raise errors.NOT_FOUND.error()
+        done = _perform_locked(table, kind, device_id, action_id, version, robot_seat, body,
+                               new_device)
+    device_id = done.device_id
+    if done.retry_base is not None:  # an action id applied before: the same answer, read now
+        if robot_seat is None:
+            done.outcome.answer = read_state(table_id, device_id, since=done.retry_base,
+                                             present=present, at_least=done.outcome.version)
+        return done.outcome
+    if done.snap is not None:
+        snapshot.store(table_id, done.snap)
+    if done.changed:
+        after_commit(table_id, done.outcome.version, done.humans, done.robot_due)
+    if robot_seat is None:  # the caller's answer is built after the commit, outside the lock
+        base = version if version is not None and version <= done.before else done.before
+        snap = done.snap or snapshot.current(table_id, done.outcome.version)
+        if snap is None:
+            raise errors.NOT_FOUND.error()
+        done.outcome.answer = state_and_log(snap, device_id, base, present)
+    return done.outcome
+
+
+@dataclass
+class _Done:
+    outcome: Outcome
+    before: int = 0
+    retry_base: int | None = None  # set: the action id was applied before (a retry)
+    device_id: int | None = None  # the caller's device (made by this action, if it had none)
+    snap: snapshot.Snapshot | None = None
+    changed: bool = False
+    humans: list[int] = field(default_factory=list)
+    robot_due: bool = False
+
+
+def _perform_locked(
+    table: Table, kind: str, device_id: int | None, action_id: str | None, version: int | None,
+    robot_seat: int | None, body: Mapping[str, Any], new_device: Callable[[], int] | None,
+) -> _Done:
+    """The part of :func:`perform` that holds the table's lock: check, apply, log, flush."""
+    table_id = table.id
+    seats = load_seats(table_id)
+    digest = request_digest(body) if action_id is not None else None
+    if action_id is not None:
+        first = db.session.execute(
+            select(Action.version, Action.device_id, Action.base_version, Action.request_digest)
+            .where(Action.table_id == table_id, Action.action_id == action_id)
+            .order_by(Action.version)
+            .limit(1)
+        ).one_or_none()
+        if first is not None:
+            # An action id belongs to the device that first sent it, with that very body: only
+            # that device repeating that request gets the same answer; nothing else changes.
+            if first.device_id != device_id or robot_seat is not None \
+                    or first.request_digest not in (None, digest):
+                raise errors.ACTION_ID_REUSED.error()
+            base = first.base_version if first.base_version is not None else first.version - 1
+            return _Done(Outcome(table_id, table.version, None), retry_base=base,
+                         device_id=device_id)
+    if device_id is None and new_device is not None and kind in DEVICE_MAKING_TYPES:
+        device_id = new_device()
+    before = table.version
+    if version is not None and kind not in NO_STALE_CHECK and version < table.state_version:
+        raise errors.STALE.error()
+    ctx = Ctx(table, seats, load_game(table), device_id, action_id, version, robot_seat,
+              request_digest=digest)
+    mine = ctx.me if robot_seat is None else None
+    if mine is not None and mine.standin:
+        clock.take_back_locked(ctx, mine)  # the person is back
+    HANDLERS[kind](ctx, body)
+    if ctx.game_changed and ctx.game is not None:
+        table.game_json = ctx.game.to_json()
+    table.robot_due = bool(due_robot_seats(table, seats, ctx.game))
+    done = _Done(Outcome(table_id, table.version, None), before=before, device_id=device_id)
+    if ctx.rows:
+        table.updated_at = utcnow()  # before the clock's queries flush the row: one UPDATE
+        clock_state = clock.sync_locked(table, seats, ctx.game)
+        db.session.flush()
+        # Kept once the commit succeeds; read before it (the commit expires the objects).
+        done.snap = snapshot.after_action(table, seats, ctx.game, clock_state, ctx.rows, before)
+        done.changed = True
+    else:
+        db.session.flush()
+    done.outcome.version = table.version
+    done.robot_due = table.robot_due
+    done.humans = humans_to_act(table, seats, ctx.game)
+    return done
+
+
+def after_commit(table_id: str, version: int, humans: list[int], robot_due: bool) -> None:
+    """Tell the hooks (pages, robots, clock, pushes) about a committed change."""
+    committed(Commit(table_id, version, humans, robot_due))
+
+
+# -------------------------------------------------------------------- handlers
+
+
+def _need_host(ctx: Ctx) -> None:
+    if ctx.robot_seat is not None or ctx.device_id is None \
+            or ctx.device_id != ctx.table.host_device_id:
+        raise errors.NOT_HOST.error()
+
+
+def _need_lobby(ctx: Ctx) -> None:
+    if ctx.table.status != TableStatus.LOBBY:
+        raise errors.GAME_STARTED.error()
+
+
+def _need_seated(ctx: Ctx, human_only: bool = True) -> Seat:
+    me = ctx.me
+    if me is None or (human_only and ctx.robot_seat is not None):
+        raise errors.NOT_SEATED.error()
+    return me
+
+
+def _seat_arg(body: Mapping[str, Any], key: str = "seat") -> int:
+    value = body.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise errors.BAD_SEAT.error()
+    return value
+
+
+def _deal(ctx: Ctx) -> None:
+    assert ctx.game is not None
+    deck = shuffled_deck()
+    events = ctx.game.apply({"type": "deal", "deck": deck})
+    ctx.table.hand_level = ctx.table.robot_level
+    ctx.game_changed = True
+    ctx.log("deal", None, {"type": "deal", "deck": deck}, events)
+
+
+def _new_game(ctx: Ctx) -> None:
+    t = ctx.table
+    t.game_number += 1
+    t.status = TableStatus.PLAYING
+    ctx.game = Game(Options(target=t.target, renege=t.renege))
+    ctx.game_changed = True
+    ctx.log("new_game", None, {"type": "new_game", "game_number": t.game_number})
+    _deal(ctx)
+
+
+def h_sit(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    if ctx.robot_seat is not None or ctx.device_id is None:
+        raise errors.NO_DEVICE.error()
+    if ctx.me is not None:
+        return  # already seated here: a person returns to their seat
+    name = clean_name(body.get("name"))
+    if ctx.table.status != TableStatus.LOBBY:
+        vacant = next((s for s in ctx.seats if s.kind == SeatKind.ROBOT and s.vacant), None)
+        if vacant is not None:
+            refuse_taken_name(name, ctx.seats, vacant)
+        if sit_vacant(ctx, name):  # a seat left in an earlier game
+            _claim_host_if_none(ctx)
+            return
+    _need_lobby(ctx)
+    free = next((s for s in ctx.seats if s.kind == SeatKind.EMPTY), None)
+    if free is None:
+        raise errors.TABLE_FULL.error()
+    refuse_taken_name(name, ctx.seats)
+    free.kind, free.name, free.device_id, free.left = SeatKind.HUMAN, name, ctx.device_id, False
+    free.robot_name, free.wants_rematch = "", False
+    ctx.log("sit", free.seat, {"type": "sit", "seat": free.seat, "name": name})
+    _claim_host_if_none(ctx)
+
+
+def _claim_host_if_none(ctx: Ctx) -> None:
+    """A table whose host powers went with the last person seated gives them to who sits next."""
+    if ctx.table.host_device_id is None:
+        ctx.table.host_device_id = ctx.device_id
+
+
+def _pass_host(ctx: Ctx, leaving: Seat) -> int | None:
+    """Host powers follow a seated person: when the host leaves, the next human still seated,
+    clockwise, holds them (nobody, until someone sits, if no human is left). Returns the seat."""
+    t = ctx.table
+    if leaving.device_id is None or t.host_device_id != leaving.device_id:
+        return None
+    for step in (1, 2, 3):
+        s = ctx.seats[(leaving.seat + step) % 4]
+        if is_person(s) and s.device_id is not None:
+            t.host_device_id = s.device_id
+            return s.seat
+    t.host_device_id = None
+    return None
+
+
+def h_add_robot(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _need_host(ctx)
+    seat = _seat_arg(body)
+    _need_lobby(ctx)
+    s = ctx.seats[seat]
+    if s.kind != SeatKind.EMPTY:
+        raise errors.SEAT_TAKEN.error()
+    s.kind, s.name, s.robot_name, s.device_id = SeatKind.ROBOT, "", free_robot_name(ctx.seats), None
+    ctx.log("add_robot", seat, {"type": "add_robot", "seat": seat, "name": s.robot_name})
+
+
+def h_remove_robot(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _need_host(ctx)
+    seat = _seat_arg(body)
+    _need_lobby(ctx)
+    s = ctx.seats[seat]
+    if s.kind != SeatKind.ROBOT:
+        raise errors.NOT_ROBOT.error()
+    s.kind, s.robot_name = SeatKind.EMPTY, ""
+    ctx.log("remove_robot", seat, {"type": "remove_robot", "seat": seat})
+
+
+def h_start(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _need_host(ctx)
+    _need_lobby(ctx)
+    if any(s.kind == SeatKind.EMPTY for s in ctx.seats):
+        raise errors.NOT_FULL.error()
+    ctx.log("start", None, {"type": "start"})
+    _new_game(ctx)
+
+
+def h_leave(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    me = _need_seated(ctx)
+    t = ctx.table
+    if t.status == TableStatus.LOBBY:
+        if me.device_id == t.host_device_id:
+            raise errors.HOST_CANNOT_LEAVE.error()
+        me.kind, me.name, me.device_id, me.wants_rematch = SeatKind.EMPTY, "", None, False
+        payload: dict[str, Any] = {"type": "leave", "seat": me.seat}
+    else:
+        new_host = _pass_host(ctx, me)
+        me.left, me.wants_rematch = True, False
+        me.robot_name = free_robot_name(ctx.seats)
+        payload = {"type": "leave", "seat": me.seat}
+        if new_host is not None:
+            payload["host_seat"] = new_host
+    ctx.log("leave", me.seat, payload)
+    if t.status == TableStatus.FINISHED:
+        _maybe_rematch(ctx)
+
+
+def h_reissue_link(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _need_host(ctx)
+    seat = _seat_arg(body)
+    s = ctx.seats[seat]
+    if not is_person(s):
+        raise errors.NOT_HUMAN.error()
+    s.link_gen += 1
+    ctx.log("reissue_link", seat, {"type": "reissue_link", "seat": seat})
+
+
+def _game_action(ctx: Ctx, body: Mapping[str, Any], action: dict[str, Any]) -> None:
+    t = ctx.table
+    if ctx.robot_seat is not None:
+        me = ctx.seats[ctx.robot_seat]
+        if not (is_robotic(me) or me.standin):
+            raise errors.NOT_ROBOT.error()
+    else:
+        me = _need_seated(ctx)
+    if t.status != TableStatus.PLAYING or ctx.game is None:
+        raise errors.WRONG_PHASE.error()
+    action["seat"] = me.seat
+    try:
+        events = ctx.game.apply(action)
+    except RulesError as err:
+        raise ServiceError.from_rules(err) from None
+    ctx.game_changed = True
+    ctx.log(action["type"], me.seat, action, events)
+    if ctx.game.phase == DEALING:
+        _deal(ctx)
+    elif ctx.game.phase == GAME_OVER:
+        t.status = TableStatus.FINISHED
+        for s in ctx.seats:
+            s.wants_rematch = False
+
+
+def _cards_arg(body: Mapping[str, Any], required: bool = True) -> list[str] | None:
+    cards = body.get("cards")
+    if cards is None and not required:
+        return None
+    if not isinstance(cards, list) or len(cards) != 3 or not all(isinstance(c, str) for c in cards):
+        raise errors.BAD_PASS.error()
+    return [c.strip().upper() for c in cards]
+
+
+def h_choose_pass(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _game_action(ctx, body, {"type": "choose_pass", "cards": _cards_arg(body)})
+
+
+def h_confirm_pass(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    action: dict[str, Any] = {"type": "confirm_pass"}
+    cards = _cards_arg(body, required=False)
+    if cards is not None:
+        action["cards"] = cards
+    _game_action(ctx, body, action)
+
+
+def h_play(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    card = body.get("card")
+    if not isinstance(card, str) or len(card) > 3:
+        raise errors.BAD_CARD.error()
+    _game_action(ctx, body, {"type": "play", "card": card.strip().upper().replace("10", "T")})
+
+
+def h_accuse(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    if ctx.robot_seat is not None:
+        raise errors.ROBOTS_NEVER_ACCUSE.error()
+    _game_action(ctx, body, {"type": "accuse", "accused": _seat_arg(body, "accused")})
+
+
+def h_close_count(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    if ctx.robot_seat is not None and active_humans(ctx.seats):
+        raise errors.HUMANS_CLOSE.error()
+    _game_action(ctx, body, {"type": "close_count"})
+
+
+def h_chat(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    me = _need_seated(ctx)
+    text = clean_chat(body.get("text"))
+    ctx.log("chat", me.seat, {"type": "chat", "seat": me.seat, "name": me.name, "text": text})
+
+
+def h_taunt(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    me = _need_seated(ctx)
+    taunt_id = body.get("taunt_id")
+    if not isinstance(taunt_id, str) or taunt_id not in TAUNT_TEXT:
+        raise errors.BAD_TAUNT.error()
+    g = ctx.game
+    if ctx.table.status != TableStatus.FINISHED or g is None or g.phase != GAME_OVER \
+            or me.seat not in g.winners:
+        raise errors.NOT_WINNER.error()
+    ctx.log("taunt", me.seat, {"type": "taunt", "seat": me.seat, "name": me.name,
+                               "taunt_id": taunt_id, "text": TAUNT_TEXT[taunt_id]})
+
+
+def _maybe_rematch(ctx: Ctx) -> None:
+    humans = [s for s in ctx.seats if is_person(s)]
+    if not humans or not all(s.wants_rematch for s in humans):
+        return
+    vacate_left_seats(ctx.seats)  # free for whoever opens the link
+    for s in ctx.seats:
+        s.wants_rematch = False
+    _new_game(ctx)
+
+
+def h_rematch(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    me = _need_seated(ctx)
+    if ctx.table.status != TableStatus.FINISHED:
+        raise errors.NOT_FINISHED.error()
+    if me.wants_rematch:
+        return
+    me.wants_rematch = True
+    ctx.log("rematch", me.seat, {"type": "rematch", "seat": me.seat})
+    _maybe_rematch(ctx)
+
+
+def h_set_level(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    _need_host(ctx)
+    level = body.get("robot_level")
+    if level not in LEVELS:
+        raise errors.BAD_LEVEL.error()
+    t = ctx.table
+    if level == t.robot_level:
+        return
+    t.robot_level = level
+    if t.status == TableStatus.LOBBY:
+        t.hand_level = level
+    ctx.log("set_level", None, {"type": "set_level", "robot_level": level})
+
+
+def h_standin(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    """«Que juegue un robot»: another seated person hands a seat whose time is up to the
+    stand-in, which plays that person's decisions until they come back."""
+    me = _need_seated(ctx)
+    seat = _seat_arg(body)
+    t = ctx.table
+    if t.status != TableStatus.PLAYING or ctx.game is None:
+        raise errors.WRONG_PHASE.error()
+    if seat == me.seat:
+        raise errors.SELF_STANDIN.error()
+    s = ctx.seats[seat]
+    if not is_person(s):
+        raise errors.NOT_HUMAN.error()
+    if s.standin:
+        raise errors.ALREADY_STANDIN.error(name=s.name)
+    row = clock.seat_clock_locked(t, ctx.seats, ctx.game, seat)
+    if row is None or row.turn_key is None:
+        raise errors.NOT_WAITING.error(name=s.name)
+    if row.expires_at is None or row.expires_at > clock.now():
+        raise errors.TIME_LEFT.error(name=s.name)
+    s.standin = True
+    row.standin_version = t.version
+    ctx.log("standin", seat, {"type": "standin", "seat": seat, "name": s.name, "by": me.seat})
+
+
+def h_come_back(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    """The person is back: ``perform`` already gave the seat back before this handler,
+    as it does for any action of a stood-in person; alone it says so, or that nothing changed."""
+    if not any(r.type == "take_back" for r in ctx.rows):
+        raise errors.NOT_STANDIN.error()
+
+
+def h_set_deck(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    if ctx.robot_seat is not None or ctx.device_id is None:
+        raise errors.NO_DEVICE.error()
+    deck = body.get("deck")
+    if deck not in DECKS:
+        raise errors.BAD_DECK.error()
+    row = db.session.execute(
+        select(Viewer).where(Viewer.table_id == ctx.table.id, Viewer.device_id == ctx.device_id)
+    ).scalar_one_or_none()
+    if row is not None and row.deck == deck:
+        return  # nothing changes: no log entry, no page woken
+    if row is None:
+        db.session.add(Viewer(table_id=ctx.table.id, device_id=ctx.device_id, deck=deck))
+    else:
+        row.deck = deck
+    me = ctx.me
+    ctx.log("set_deck", me.seat if me is not None else None, {"type": "set_deck"})
+
+
+HANDLERS: dict[str, Callable[[Ctx, Mapping[str, Any]], None]] = {
+    "sit": h_sit, "add_robot": h_add_robot, "remove_robot": h_remove_robot, "start": h_start,
+    "leave": h_leave, "reissue_link": h_reissue_link, "choose_pass": h_choose_pass,
+    "confirm_pass": h_confirm_pass, "play": h_play, "accuse": h_accuse,
+    "close_count": h_close_count, "chat": h_chat, "taunt": h_taunt, "rematch": h_rematch,
+    "come_back": h_come_back,
+    "set_level": h_set_level, "set_deck": h_set_deck, "standin": h_standin,
+}
+assert set(HANDLERS) == set(ACTION_TYPES)
+
+
+# -------------------------------------------------------------------- seat links
+
+
+def move_seat(table_id: str, token: str, device: Callable[[], int]) -> int:
+    """Give the seat whose private link is ``token`` to ``device()``; returns the seat. The device
+    is asked for only once the link proves good (a bad link keeps nothing for it)."""
+    with locked_table(table_id) as table:
+        if table is None:
+            raise errors.NOT_FOUND.error()
+        seats = load_seats(table_id)
+        s = next((s for s in seats
+                  if is_person(s) and seat_token_matches(table_id, s.seat, s.link_gen, token)),
+                 None)
+        if s is None:
+            raise errors.BAD_LINK.error()
+        device_id = device()
+        if s.device_id == device_id:
+            return s.seat
+        if seat_of_device(seats, device_id) is not None:
+            raise errors.ALREADY_SEATED.error()
+        if s.device_id is not None and table.host_device_id == s.device_id:
+            table.host_device_id = device_id  # host powers go with the seat's person
+        s.device_id = device_id
+        s.link_gen += 1  # a link moves a seat once
+        ctx = Ctx(table, seats, None, device_id, None, None)
+        ctx.log("move_seat", s.seat, {"type": "move_seat", "seat": s.seat})
+        version, seat = table.version, s.seat
+    after_commit(table_id, version, [], False)
+    return seat
+
+
+# -------------------------------------------------------------------- vacant seats (rematch)
+
+
+def vacate_left_seats(seats: list[Seat]) -> None:
+    """At the rematch: a seat whose person left becomes vacant; a robot keeps it warm."""
+    for s in seats:
+        if s.kind == SeatKind.HUMAN and s.left:
+            s.kind, s.name, s.device_id, s.left, s.vacant = SeatKind.ROBOT, "", None, False, True
+        s.standin = False
+
+
+def sit_vacant(ctx: Ctx, name: str) -> bool:
+    """A visitor sits in a vacant seat during a game; False if there is none."""
+    free = next((s for s in ctx.seats if s.kind == SeatKind.ROBOT and s.vacant), None)
+    if free is None:
+        return False
+    free.kind, free.name, free.device_id, free.left = SeatKind.HUMAN, name, ctx.device_id, False
+    free.vacant, free.wants_rematch, free.standin = False, False, False
+    ctx.log("sit", free.seat, {"type": "sit", "seat": free.seat, "name": name})
+    return True
+
+

@@ -1,0 +1,91 @@
+"""Every setting the service reads from its environment, in one table, read once by
+``create_app`` (app.py). Nothing else in the code reads ``os.environ``: modules read
+``current_app.config``, and tests pass their own values to ``create_app``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+def _flag(raw: str) -> bool:
+    return raw == "1"
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    parse: Callable[[str], Any]
+    default: Any
+    doc: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    # -- where things are
+    Setting("DATABASE_URL", str, "", "the database (default: SQLite in instance/)"),
+    Setting("REDIS_URL", str, "", "Redis: live updates, robot hand-off, rate limits, presence "
+            "across processes (none: all in-process)"),
+    Setting("SECRET_KEY", str, "", "signs cookies, seat links, push topics (default: made once "
+            "in instance/secret_key)"),
+    Setting("CORAZONES_HTTPS", _flag, False, "1: the cookies are Secure (behind a TLS proxy)"),
+    Setting("DB_POOL_SIZE", int, 16, "PostgreSQL connections kept open per pool"),
+    Setting("DB_MAX_OVERFLOW", int, 4, "PostgreSQL connections more per pool in a burst"),
+    # -- pages
+    Setting("POLL_TIMEOUT", float, 25.0, "seconds a long-poll waits"),
+    Setting("POLL_RECHECK", float, 0.5, "seconds between version re-reads without Redis"),
+    # -- robots and timed work
+    Setting("ROBOT_WORKER", str, "thread", "thread: robots play in this process; off: elsewhere"),
+    Setting("ROBOT_SWEEP", float, 3.0, "seconds between sweeps for robot turns left behind"),
+    Setting("ROBOT_DELAY", float, 0.0, "seconds a robot waits before it plays"),
+    Setting("ROBOT_THREADS", int, 2, "robot threads per robot process"),
+    Setting("ROBOT_SEARCH_PROCS", int, 0, "processes of their own for Difícil's searches"),
+    Setting("ROBOT_NICE", int, 0, "the search processes' niceness"),
+    Setting("ROBOTS_WORLDS", int, 300, "deals Difícil samples per decision"),
+    Setting("SCHEDULER", str, "inprocess", "inprocess | off: timed work in this process or in "
+            "the one `flask scheduler`"),
+    Setting("TABLE_EXPIRY_DAYS", int, 30, "days after which an idle table is deleted"),
+    # -- the turn clock (seconds; tests shorten them)
+    Setting("CLOCK_LIVE_GRACE", float, 15.0, "«en vivo»: grace per card"),
+    Setting("CLOCK_LIVE_GRACE_PASS", float, 30.0, "«en vivo»: grace to pass"),
+    Setting("CLOCK_LIVE_RESERVE", float, 90.0, "«en vivo»: reserve per hand"),
+    Setting("CLOCK_NO_CLOCK_SECONDS", float, 24 * 3600.0, "«sin reloj»: when the others may "
+            "call the stand-in"),
+    Setting("CLOCK_SWEEP", float, 1.0, "seconds between the scheduler's clock passes"),
+    # -- push
+    Setting("VAPID_PRIVATE_KEY", str, "", "the push signing key (default: instance/)"),
+    Setting("VAPID_SUBJECT", str, "mailto:corazones@example.com", "the push signer's contact"),
+    Setting("PUSH_SENDER", str, "thread", "thread | off"),
+    Setting("PUSH_SWEEP", float, 5.0, "seconds between the sender's and scheduler's sweeps"),
+    Setting("PUSH_TIMEOUT", float, 10.0, "seconds a push request may take"),
+    Setting("PUSH_BACKOFF", float, 5.0, "seconds before the first retry without Retry-After"),
+    Setting("PUSH_ENDPOINT_HOSTS", str, "", "more push service hosts, comma-separated"),
+    Setting("PUSH_INSECURE_ENDPOINTS", _flag, False, "TESTS ONLY: pushes may go to loopback"),
+    # -- rate limits (flask-limiter strings)
+    Setting("RATELIMIT_CREATE", str, "30 per hour;10 per minute", "opening tables, per address"),
+    Setting("RATELIMIT_CHAT", str, "20 per minute", "chat, taunts, deck changes, per device"),
+    Setting("RATELIMIT_CHURN_DEVICE", str, "30 per minute", "lobby moves, per device"),
+    Setting("RATELIMIT_CHURN_TABLE", str, "60 per minute", "lobby moves, per table"),
+    Setting("RATELIMIT_KEY_PREFIX", str, "", "separates deployments sharing one Redis"),
+    # -- the serving process
+    Setting("CORAZONES_GC_GEN0", int, 10000, "allocations between young collections"),
+    Setting("CORAZONES_SWITCH_INTERVAL", float, 0.001, "seconds between GIL hand-overs"),
+)
+
+
+def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Each setting's value: the environment's when set (and not empty), else its default."""
+    env = os.environ if environ is None else environ
+    out: dict[str, Any] = {}
+    for s in SETTINGS:
+        raw = env.get(s.name, "")
+        out[s.name] = s.parse(raw) if raw != "" else s.default
+    return out
+
+
+def instance_path(environ: Mapping[str, str] | None = None) -> str | None:
+    """Where instance/ is (``CORAZONES_INSTANCE``; None: Flask's default beside the app)."""
+    env = os.environ if environ is None else environ
+    return env.get("CORAZONES_INSTANCE") or None

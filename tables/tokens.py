@@ -1,0 +1,56 @@
+"""Secrets derived from the app's SECRET_KEY, and fingerprints of requests.
+
+Every keyed value is an HMAC-SHA256 over a purpose tag and its parts, so that no two purposes can
+ever produce the same value: a seat link, a table id made from a creation's action id, a push topic.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from flask import current_app
+
+from .kinds import PROOF_ID_LEN
+
+
+def keyed(purpose: str, *parts: object) -> bytes:
+    """HMAC-SHA256 of ``purpose:part:part…`` under the app's SECRET_KEY."""
+    key = current_app.config["SECRET_KEY"]
+    key_bytes = key.encode() if isinstance(key, str) else bytes(key)
+    text = ":".join([purpose, *(str(p) for p in parts)])
+    return hmac.new(key_bytes, text.encode(), hashlib.sha256).digest()
+
+
+def seat_token(table_id: str, seat: int, gen: int) -> str:
+    """The private link of a seat (``/t/<id>/s/<token>``); a new ``gen`` voids the old one."""
+    return keyed("seat", table_id, seat, gen).hex()[:40]
+
+
+def seat_token_matches(table_id: str, seat: int, gen: int, token: str) -> bool:
+    return hmac.compare_digest(seat_token(table_id, seat, gen), token)
+
+
+def new_table_id(action_id: str | None = None) -> str:
+    """144 random bits; or, for a creation with a client action id of 16+ characters, a keyed
+    hash of it (as unguessable, and a retried creation finds the table it made)."""
+    if action_id is not None and PROOF_ID_LEN <= len(action_id) <= 64:
+        return base64.urlsafe_b64encode(keyed("table", action_id)[:18]).decode()
+    return secrets.token_urlsafe(18)
+
+
+def push_topic(table_id: str, seat: int) -> str:
+    """The push Topic header (<= 32 URL-safe base64 characters): pushes for the same table and
+    seat waiting at the push service replace each other. Keyed: it does not reveal the table."""
+    return base64.urlsafe_b64encode(keyed("push-topic", table_id, seat)).decode().rstrip("=")[:32]
+
+
+def request_digest(body: Mapping[str, Any]) -> str:
+    """The SHA-256 of a request body in a canonical form (key order and spacing do not count)."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
