@@ -55,6 +55,7 @@ def _error(status: int, code: str, message: str) -> Any:
 
 def init_app(app: Flask) -> None:
     from . import live
+    from .assets import init_assets
     from .cli import register_cli
     from .clock import init_clock
     from .hint_routes import bp as hint_bp
@@ -77,6 +78,7 @@ def init_app(app: Flask) -> None:
     init_push(app)
     init_clock(app)
     register_cli(app)
+    init_assets(app)
 
     @app.after_request
     def _headers(response: Response) -> Response:
