@@ -740,11 +740,14 @@ function layoutHand() {
   if (!n) return;
   const W = els.hand.clientWidth - 8;
   const vh = window.innerHeight;
-  let cw = Math.min(118, Math.max(50, W / 5.2), vh * (vh < 500 ? 0.16 : 0.17));
+  // Short landscape screens: slightly smaller cards and a lower lift keep the trick large under
+  // 44 px buttons.
+  const low = vh < 500;
+  let cw = Math.min(118, Math.max(50, W / 5.2), vh * (low ? 0.15 : 0.17));
   if (window.innerWidth < 500) cw = Math.min(Math.max(cw, 64), 74);
   const step = n > 1 ? Math.min(cw * 0.9, (W - cw) / (n - 1)) : 0;
   els.hand.style.setProperty('--card-w', `${Math.round(cw)}px`);
-  els.hand.style.setProperty('--hand-h', `${Math.round(cw * 1.4 + cw * 0.3)}px`);
+  els.hand.style.setProperty('--hand-h', `${Math.round(cw * 1.4 + cw * (low ? 0.18 : 0.3))}px`);
   cards.forEach((el, i) => {
     el.style.setProperty('--card-w', `${Math.round(cw)}px`);
     el.style.marginLeft = i ? `${Math.round(step - cw)}px` : '0px';
