@@ -18,6 +18,7 @@ from browserkit import (
     new_context,
     open_table,
     pass_three,
+    play_one,
     shots_and_axe,
 )
 from playwright.sync_api import Browser, Page
@@ -100,7 +101,12 @@ def test_every_phase_with_axe(server: str, browser: Browser) -> None:
     _pass_all(ana, beto)
 
     # Play: wait for Ana's turn; a card that reneges shows the whole warning
-    ana.wait_for_function("() => document.body.dataset.myTurn === '1'", timeout=30_000)
+    started = time.monotonic()
+    while not ana.evaluate("document.body.dataset.myTurn === '1'"):
+        assert time.monotonic() - started < 60, "Ana's turn never came"
+        if beto.evaluate(f"({IDLE})() && document.body.dataset.myTurn === '1'"):
+            play_one(beto)
+        ana.wait_for_timeout(100)
     ana.wait_for_function(IDLE)
     renege = ana.locator("#hand .card.renege.playable")
     if renege.count():
