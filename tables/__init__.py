@@ -11,6 +11,7 @@ from flask_migrate import Migrate
 from flask_wtf.csrf import CSRFProtect
 
 from . import clock, hooks, live, push, robot_worker
+from .assets import init_assets
 from .cli import register_cli
 from .db import db, init_db
 from .guards import init_guards
@@ -39,6 +40,7 @@ def init_app(app: Flask) -> None:
     push.init_push(app)
     clock.init_clock(app)
     register_cli(app)
+    init_assets(app)
     if app.config.get("ROBOT_WORKER", "thread") == "thread":
         robot_worker.start_worker(app)
 

@@ -6,9 +6,9 @@ The host chooses the pace when making the table:
   others may hand it to the stand-in («Que juegue un robot»).
 - ``turno_1h`` / ``turno_12h`` / ``turno_24h`` (por turnos): each decision has that deadline. When
   it passes, the others may hand the seat to the stand-in. Nothing plays on its own.
-- ``en_vivo``: a live table's clock. A few seconds of grace per decision (15 s to play a card, 30 s to
-  pass) and a reserve per hand (90 s) spent while thinking beyond the grace. When the reserve is
-  spent, the others may hand the seat to the stand-in.
+- ``en_vivo``: a live table's clock. A few seconds of grace per decision (15 s to play a card,
+  30 s to pass) and a reserve per hand (90 s) spent while thinking beyond the grace. When the
+  reserve is spent, the others may hand the seat to the stand-in.
 
 How it works:
 

@@ -44,7 +44,8 @@ def seat_json(s: Any, table: Any) -> dict[str, Any]:
 
 def chat_json(rows: list[Any]) -> list[dict[str, Any]]:
     """The chat lines and taunts of a snapshot (its last ``CHAT_SHOWN`` social log rows)."""
-    return [{"id": r.version, "seat": r.seat, "name": r.payload.get("name", ""), "kind": r.type,
+    return [{"id": r.version, "game": r.game_number, "seat": r.seat,
+             "name": r.payload.get("name", ""), "kind": r.type,
              "text": r.payload.get("text", ""), "at": iso(r.at)} for r in rows]
 
 

@@ -17,9 +17,10 @@ let cssAdded = false;
 function addCSS() {
   if (cssAdded) return;
   cssAdded = true;
+  if (document.querySelector('link[href$="clock.css"]')) return;
   const link = document.createElement('link');
   link.rel = 'stylesheet';
-  link.href = '/static/css/clock.css';
+  link.href = new URL('../css/clock.css', import.meta.url).href;
   document.head.append(link);
 }
 
@@ -170,8 +171,10 @@ function renderMeta() {
   const meta = document.getElementById('table-meta');
   const t = C.state.table;
   if (!meta || !t.pace_label) return;
-  const bit = ` · ${t.pace === 'sin_reloj' ? 'sin reloj' : t.pace_label.toLowerCase()}`;
-  if (!meta.textContent.endsWith(bit)) meta.textContent += bit;
+  const text = t.pace === 'sin_reloj' ? 'sin reloj' : t.pace_label.toLowerCase();
+  let bit = meta.querySelector('.meta-pace');
+  if (!bit) { bit = h('span.meta-pace'); meta.append(bit); }
+  if (bit.textContent !== text) bit.textContent = text;
 }
 
 function renderSummary() {

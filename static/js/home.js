@@ -24,8 +24,16 @@ hero.innerHTML = ['QH', 'AH', 'QS', 'KH', 'JH'].map((c) => `<span class="card">$
 const nameInput = $('#host-name');
 nameInput.value = store('corazones.name') || '';
 
+// The pace: three short choices; the chosen one's description shows under them.
+const paceDesc = $('#pace-desc');
+const showPace = () => {
+  const on = form.querySelector('input[name="pace"]:checked');
+  if (on && paceDesc) paceDesc.textContent = on.dataset.desc || '';
+};
+for (const r of form.querySelectorAll('input[name="pace"]')) r.addEventListener('change', showPace);
+showPace();
 const turnHours = $('#turn-hours');
-if (turnHours) turnHours.addEventListener('change', () => { form.querySelector('input[name="pace"][value="turnos"]').checked = true; });
+if (turnHours) turnHours.addEventListener('change', () => { form.querySelector('input[name="pace"][value="turnos"]').checked = true; showPace(); });
 
 for (const b of document.querySelectorAll('[data-open-rules]')) b.addEventListener('click', () => openDialog($('#rules-dialog')));
 

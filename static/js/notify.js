@@ -303,7 +303,7 @@ export function setupNotify({ tableId, api, onChange } = {}) {
   N.api = api || `/api/tables/${N.tableId}`;
   if (onChange) N.onChange = onChange;
   if (!document.querySelector('link[href$="notify.css"]')) {
-    document.head.append(h('link', { rel: 'stylesheet', href: '/static/css/notify.css' }));
+    document.head.append(h('link', { rel: 'stylesheet', href: new URL('../css/notify.css', import.meta.url).href }));
   }
   const manifest = document.querySelector('link[rel="manifest"]');
   if (manifest && N.tableId) manifest.href = `/t/${N.tableId}/manifest.webmanifest`;

@@ -11,6 +11,7 @@ import {
 import { setupInput } from './input.js';
 import { setupNotify, notifyUpdate, notifyMenuItems } from './notify.js';
 import { renderClock, clockMenu } from './clock.js';
+import { queenLines as queenSays } from './queen.js';
 
 const body = document.body;
 // Every sound goes through here; the last few names are kept on <body data-sounds> for checks.
@@ -50,6 +51,9 @@ const S = {
   dismissedResult: '',
   pollCtl: null,
   gameOverSounded: '',
+  // game number -> the last chat id this page saw before that game began
+  gameFloor: store(`corazones.gamefloor.${TABLE_ID}`) || {},
+  hintNote: '',
 };
 
 const els = {
@@ -185,6 +189,12 @@ function applyState(state, log, { initial = false, own = false } = {}) {
   if (S.state && !initial && (own ? state.version < S.version : state.version <= S.version)) return;
   const prev = S.state;
   const prevView = prev && prev.view;
+  const prevGame = prev && prev.table && prev.table.game_number;
+  const game = state.table && state.table.game_number;
+  if (prevGame != null && game != null && game !== prevGame && S.gameFloor[game] == null) {
+    S.gameFloor[game] = (prev.chat || []).reduce((a, m) => Math.max(a, m.id), 0);
+    store(`corazones.gamefloor.${TABLE_ID}`, S.gameFloor);
+  }
   S.state = state;
   S.version = state.version;
   if (!S.deck) S.deck = state.me && state.me.deck;
@@ -306,6 +316,7 @@ function render() {
   renderCenter();
   renderTrick();
   renderActions();
+  renderLegend();
   renderHand();
   renderChat();
   renderOverlay();
@@ -319,13 +330,20 @@ function renderTop() {
   const v = view();
   els.name.textContent = t.name || 'Corazones';
   document.title = `${myTurn() ? '¡Te toca! · ' : ''}${t.name || 'Corazones'} · Corazones`;
-  const bits = [`a ${t.target || 100}`, `renuncio ${t.renege || 'impedido'}`];
-  if (v && v.hand_number) bits.push(`mano ${v.hand_number}`);
-  if (v && v.phase === 'passing') bits.push(`pase ${PASS_SHORT[v.pass_direction] || ''}`);
-  if (v && v.pass_direction === 'none' && ['passing', 'playing'].includes(v.phase)) bits.push('esta mano no se pasa');
+  // What changes first (watching, the pass, the hand), then the table's settings; each bit is
+  // its own span and the line wraps between bits, so none is cut (clock.js adds the pace).
+  const bits = [];
   if (mySeat() == null && !(t.status === 'lobby' && me().can_sit)) bits.push('estás mirando');
+  if (v && v.phase === 'passing' && v.pass_direction !== 'none') bits.push(`pase ${PASS_SHORT[v.pass_direction] || ''}`);
+  if (v && v.pass_direction === 'none' && ['passing', 'playing'].includes(v.phase)) bits.push('esta mano no se pasa');
+  if (v && v.hand_number) bits.push(`mano ${v.hand_number}`);
+  bits.push(`a ${t.target || 100}`, `renuncio ${t.renege || 'impedido'}`);
   if (t.spectators) bits.push(`${t.spectators} ${t.spectators === 1 ? 'mira' : 'miran'}`);
-  els.meta.textContent = bits.join(' · ');
+  const metaKey = bits.join('|');
+  if (els.meta.dataset.key !== metaKey) {
+    els.meta.dataset.key = metaKey;
+    els.meta.replaceChildren(...bits.map((b) => h('span', null, b)));
+  }
   const flags = [];
   const live = v && ['playing', 'counting'].includes(v.phase);
   if (live && v.hearts_broken) flags.push(h('span.flag.flag-hearts', null, '♥ Corazones rotos'));
@@ -447,14 +465,22 @@ function renderLobby() {
   const seated = (t.seats || []).filter((s) => s.kind !== 'empty').length;
   if (m.seat == null && m.can_sit) {
     const input = h('input', { type: 'text', maxlength: '24', required: true, placeholder: 'Tu nombre', 'aria-label': 'Tu nombre', id: 'sit-name', autocomplete: 'nickname', value: store('corazones.name') || '' });
+    // A guest picks the deck they see right here, as the host did on the home page.
+    if (!S.sitDeck) S.sitDeck = deck();
+    const pick = deckPicker(() => S.sitDeck, (id) => {
+      S.sitDeck = id;
+      for (const b of pick.querySelectorAll('.deck-opt')) b.setAttribute('aria-checked', b.dataset.deck === id ? 'true' : 'false');
+    }, 'sit-deck');
     const form = h('form.sit-form', { onsubmit: (e) => {
       e.preventDefault();
       const name = input.value.trim();
       if (!name) { toast('Escribe tu nombre para sentarte', 'error'); input.focus(); return; }
       store('corazones.name', name);
-      act('sit', { name }).catch(() => {});
+      const chosen = S.sitDeck;
+      act('sit', { name }).then(() => { if (chosen !== me().deck) setDeck(chosen); }).catch(() => {});
     } }, input, h('button.btn.btn-primary', { type: 'submit' }, 'SENTARME'));
-    parts.push(h('p.lobby-sub', null, 'Hay lugar: escribe tu nombre y siéntate.'), form);
+    parts.push(h('p.lobby-sub', null, 'Hay lugar: escribe tu nombre, elige tu baraja y siéntate.'), form,
+      h('p.lobby-sub.sit-deck-title', { id: 'sit-deck-title' }, 'Tu baraja (cada jugador elige la que ve):'), pick);
   } else if (m.seat == null) {
     parts.push(h('p.watching', null, 'La mesa está completa: estás mirando.'));
   }
@@ -559,6 +585,7 @@ function renderActions() {
   const btns = [];
   const seated = mySeat() != null;
   let line = '';
+  let warn = false;
   if (seated && v && v.phase === 'passing' && v.pass_direction !== 'none') {
     const done = v.pass_confirmed[mySeat()];
     if (!done) {
@@ -572,7 +599,10 @@ function renderActions() {
   } else if (seated && v && v.phase === 'playing') {
     if (myTurn()) {
       line = S.selected ? `Toca otra vez ${short(S.selected)} para jugarla, o arrástrala a la mesa` : 'Te toca: elige una carta';
-      if (S.selected && (v.renege_cards || []).includes(S.selected)) line = `Ojo: con ${short(S.selected)} renuncias (por tu cuenta y riesgo). Tócala otra vez para jugarla.`;
+      if (S.selected && (v.renege_cards || []).includes(S.selected)) {
+        line = `Ojo: con ${short(S.selected)} renuncias (por tu cuenta y riesgo). Tócala otra vez para jugarla.`;
+        warn = true;
+      }
     } else if (v.turn != null) line = `Le toca a ${seatName(v.turn)}`;
   } else if (!seated && v && t.status === 'playing') {
     line = v.turn != null && v.phase === 'playing' ? `Le toca a ${seatName(v.turn)}` : '';
@@ -590,11 +620,34 @@ function renderActions() {
   if (seated && t.status !== 'lobby') {
     btns.push(h('button.btn.btn-ghost.btn-leave', { type: 'button', id: 'leave-btn', onclick: confirmLeave }, 'ABANDONAR'));
   }
+  // The hint's suggestion stays on the line while its cards are the chosen ones.
+  const chosenKey = v && v.phase === 'passing' ? [...S.passSel].sort().join(' ') : S.selected;
+  if (S.hintNote && S.hintNote.key === chosenKey && !warn) line = S.hintNote.text;
+  else if (S.hintNote && S.hintNote.key !== chosenKey) S.hintNote = '';
   // Rebuilding must not take the keyboard focus away from the button that had it.
   const had = els.actions.contains(document.activeElement) ? document.activeElement.id : '';
   els.actions.replaceChildren(...btns);
   if (had) { const again = document.getElementById(had); if (again) again.focus(); }
   els.hintLine.textContent = line;
+  els.hintLine.classList.toggle('warn', warn);
+}
+
+// The first time this device plays a permitido table, one line says what the red border and
+// ACUSAR mean (ACUSAR itself always shows: hiding it would tell who reneged). It goes when
+// closed, or once that first hand is counted.
+const LEGEND_KEY = 'corazones.legend.permitido';
+function renderLegend() {
+  const v = view();
+  const t = table();
+  let box = document.getElementById('legend');
+  const show = t.renege === 'permitido' && mySeat() != null && v && ['passing', 'playing'].includes(v.phase) && !store(LEGEND_KEY);
+  if (box && v && v.phase === 'counting') store(LEGEND_KEY, 1);
+  if (!show) { if (box) box.remove(); return; }
+  if (box) return;
+  box = h('p.legend', { id: 'legend' },
+    h('span', null, h('b.legend-red', null, 'Borde rojo'), ': con esa carta renuncias. ', h('b', null, 'ACUSAR'), ': denuncias un renuncio.'),
+    h('button.icon-btn.legend-close', { type: 'button', 'aria-label': 'Entendido, ocultar la explicación', onclick: () => { store(LEGEND_KEY, 1); box.remove(); } }, '✕'));
+  els.hintLine.before(box);
 }
 
 // ------------------------------------------------------------------ the hand
@@ -687,11 +740,14 @@ function layoutHand() {
   if (!n) return;
   const W = els.hand.clientWidth - 8;
   const vh = window.innerHeight;
-  let cw = Math.min(118, Math.max(50, W / 5.2), vh * (vh < 500 ? 0.16 : 0.17));
+  // Short landscape screens: slightly smaller cards and a lower lift keep the trick large under
+  // 44 px buttons.
+  const low = vh < 500;
+  let cw = Math.min(118, Math.max(50, W / 5.2), vh * (low ? 0.15 : 0.17));
   if (window.innerWidth < 500) cw = Math.min(Math.max(cw, 64), 74);
   const step = n > 1 ? Math.min(cw * 0.9, (W - cw) / (n - 1)) : 0;
   els.hand.style.setProperty('--card-w', `${Math.round(cw)}px`);
-  els.hand.style.setProperty('--hand-h', `${Math.round(cw * 1.4 + cw * 0.3)}px`);
+  els.hand.style.setProperty('--hand-h', `${Math.round(cw * 1.4 + cw * (low ? 0.18 : 0.3))}px`);
   cards.forEach((el, i) => {
     el.style.setProperty('--card-w', `${Math.round(cw)}px`);
     el.style.marginLeft = i ? `${Math.round(step - cw)}px` : '0px';
@@ -867,11 +923,13 @@ async function askHint() {
     if (v.phase === 'passing' && res.cards && res.cards.length === 3) {
       S.passSel = new Set(res.cards);
       act('choose_pass', { cards: res.cards }).catch(() => {});
-      toast(`Pista: pasa ${res.cards.map(short).join(' ')}`);
+      // Said on the line above the hand, not in a toast that would cover PASAR.
+      S.hintNote = { key: [...res.cards].sort().join(' '), text: `Pista: pasa ${res.cards.map(short).join(' ')}` };
+      announce(S.hintNote.text);
     } else if (res.card) {
       S.selected = res.card;
       S.focusCard = res.card;
-      toast(`Pista: juega ${short(res.card)}`);
+      S.hintNote = { key: res.card, text: `Pista: juega ${short(res.card)}. Tócala otra vez para jugarla.` };
       announce(`Pista: ${cardLabel(res.card)}`);
     }
     renderHand();
@@ -1049,17 +1107,17 @@ function confetti() {
 
 function queenLines(v, t) {
   const g = v.game_result;
-  const names = (arr) => arr.map((s) => seatInfo(s).name || seatName(s, { you: false }));
-  const join = (a) => (a.length > 1 ? `${a.slice(0, -1).join(', ')} y ${a[a.length - 1]}` : a[0] || '');
-  const lines = [];
-  const w = names(g.winners);
-  const low = g.totals[g.winners[0]];
-  lines.push(g.winners.length > 1
-    ? `¡${join(w)}! Empate en lo más bajo con ${pts(low)}: la mesa es de los ${g.winners.length}. Mis respetos.`
-    : `¡${w[0]}! Te llevaste la mesa con ${pts(low)}. Ni mis corazones pudieron contigo.`);
-  const over = [0, 1, 2, 3].filter((s) => g.totals[s] >= (t.target || 100));
-  if (over.length) lines.push(`${join(names(over))}: te pasaste${over.length > 1 ? 'ron' : ''} de ${t.target}. Mis corazones pesan, ¿eh? Se ${over.length > 1 ? 'les' : 'te'} nota el susto.`);
-  return lines;
+  const names = [0, 1, 2, 3].map((s) => seatInfo(s).name || seatName(s, { you: false }));
+  return queenSays({ winners: g.winners, totals: g.totals, target: t.target || 100, names });
+}
+
+// The chat lines of the game on the table now: a line carries its game's number (`game`); without
+// it, the lines after the last one this page saw before the game began.
+function gameChat(t) {
+  const chat = (S.state && S.state.chat) || [];
+  const game = t.game_number || 1;
+  const floor = S.gameFloor[game];
+  return chat.filter((c) => (c.game != null ? c.game === game : floor == null || c.id > floor));
 }
 
 function endScene(v, t) {
@@ -1080,21 +1138,22 @@ function endScene(v, t) {
   const last = countingBox(v, true);
   if (last) parts.push(h('details.last-hand', null, h('summary', null, 'La última mano'), last));
   if (seated) {
+    // ¡REVANCHA! first: the winner's taunt buttons follow it, never push it off the screen.
     const row = h('div.end-actions');
-    if (g.victory) {
-      const taunts = h('div.taunts', { 'aria-label': 'Pullas' }, (t.taunts || []).map((tt) => h('button.btn.btn-small.btn-taunt', {
-        type: 'button', onclick: () => act('taunt', { taunt_id: tt.id }).then(() => toast('Pulla enviada')).catch(() => {}),
-      }, tt.text)));
-      if ((t.taunts || []).length) row.append(h('p.sub', null, 'Pica a la mesa:'), taunts);
-    }
     const mine = seatInfo(mySeat());
     row.append(h('button.btn.btn-primary.btn-big.btn-rematch', {
       type: 'button', id: 'rematch-btn', disabled: !!mine.wants_rematch,
       onclick: () => act('rematch').catch(() => {}),
     }, mine.wants_rematch ? 'Esperando a los demás…' : '¡REVANCHA!'));
+    if (g.victory && (t.taunts || []).length) {
+      const taunts = h('div.taunts', { role: 'group', 'aria-labelledby': 'taunts-title' }, (t.taunts || []).map((tt) => h('button.btn.btn-small.btn-taunt', {
+        type: 'button', onclick: () => act('taunt', { taunt_id: tt.id }).then(() => toast('Pulla enviada')).catch(() => {}),
+      }, tt.text)));
+      row.append(h('p.sub', { id: 'taunts-title' }, 'Pica a la mesa:'), taunts);
+    }
     parts.push(row);
   }
-  const chatTaunts = (S.state.chat || []).filter((c) => c.kind === 'taunt').slice(-3);
+  const chatTaunts = gameChat(t).filter((c) => c.kind === 'taunt').slice(-3);
   if (chatTaunts.length) parts.push(h('ul.taunt-log', null, chatTaunts.map((c) => h('li', null, h('b', null, `${c.name}: `), c.text))));
   return h('div.overlay-card', { role: 'dialog', 'aria-modal': 'false', 'aria-label': 'Fin de la partida' }, parts);
 }
@@ -1123,9 +1182,12 @@ function renderChat() {
   els.chatUnread.hidden = unread === 0;
   els.chatUnread.textContent = String(unread);
   els.chatBtn.setAttribute('aria-label', unread ? `Chat: ${unread} sin leer` : 'Chat');
+  // A spectator reads the chat: a plain note says so, no greyed-out form.
   const canWrite = mySeat() != null;
+  els.chatForm.hidden = !canWrite;
   els.chatInput.disabled = !canWrite;
-  els.chatInput.placeholder = canWrite ? 'Escribe a la mesa…' : 'Solo los jugadores escriben en el chat';
+  for (const b of els.chatForm.querySelectorAll('button')) b.disabled = !canWrite;
+  $('#chat-note').hidden = canWrite;
 }
 
 function toggleChat(open) {
@@ -1159,6 +1221,14 @@ function toggleSound() {
   if (els.menu.open) renderMenu();
 }
 
+/** The four decks as radio buttons: `current()` is the chosen one, `choose(id)` picks one. */
+function deckPicker(current, choose, id) {
+  return h('div.deck-pick', { role: 'radiogroup', 'aria-label': 'Tu baraja', id }, DECKS.map((d) => h('button.deck-opt', {
+    type: 'button', role: 'radio', 'aria-checked': current() === d.id ? 'true' : 'false', dataset: { deck: d.id },
+    onclick: () => choose(d.id),
+  }, h('span.deck-cards', { html: ['QH', 'AS', 'TD', 'KC'].map((c) => `<span class="card" data-deck="${d.id}">${faceSVG(c, d.id)}</span>`).join('') }), h('span.deck-name', null, d.name))));
+}
+
 async function setDeck(id) {
   S.deck = id;
   store('corazones.deck', id);
@@ -1179,10 +1249,7 @@ function renderMenu() {
   parts.push(h('div.menu-row', null,
     h('button.btn.menu-item', { type: 'button', id: 'menu-sound', 'aria-pressed': sound.enabled ? 'true' : 'false', onclick: toggleSound, html: `${sound.enabled ? ICONS.sound : ICONS.mute} Sonido: ${sound.enabled ? 'sí' : 'no'} <kbd>M</kbd>` }),
     h('button.btn.menu-item', { type: 'button', onclick: fullscreen, html: `${ICONS.expand} Pantalla completa <kbd>F</kbd>` })));
-  const decks = h('div.deck-pick', { role: 'radiogroup', 'aria-label': 'Tu baraja' }, DECKS.map((d) => h('button.deck-opt', {
-    type: 'button', role: 'radio', 'aria-checked': deck() === d.id ? 'true' : 'false', dataset: { deck: d.id },
-    onclick: () => setDeck(d.id),
-  }, h('span.deck-cards', { html: ['QH', 'AS', 'TD', 'KC'].map((c) => `<span class="card" data-deck="${d.id}">${faceSVG(c, d.id)}</span>`).join('') }), h('span.deck-name', null, d.name))));
+  const decks = deckPicker(deck, setDeck, 'menu-deck');
   parts.push(h('h3', null, 'Tu baraja'), h('p.menu-note', null, 'Cada quien elige la baraja que ve.'), decks);
   if (m.is_host) {
     const sel = h('select', { id: 'level-select', 'aria-label': 'Nivel de los robots' }, Object.entries(LEVELS).map(([k, name]) => h('option', { value: k, selected: t.robot_level === k }, name)));

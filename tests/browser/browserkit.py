@@ -46,7 +46,9 @@ def open_table(page: Page, base: str, *, name: str = "Ana", target: int = 50,
     page.check(f"input[name=target][value='{target}']", force=True)
     page.check(f"input[name=renege][value='{renege}']", force=True)
     page.check(f"input[name=deck][value='{deck}']", force=True)
-    page.check(f"input[name=robot_level][value='{level}']", force=True)
+    if level != "normal":  # the robots' level folds under «Más opciones»
+        page.click("#more-options > summary")
+        page.check(f"input[name=robot_level][value='{level}']", force=True)
     page.fill("#host-name", name)
     page.click("#open-btn")
     page.wait_for_url("**/t/**")
@@ -171,3 +173,103 @@ def cards_in(page: Page, root: str) -> list[str]:
     """The card codes shown under `root`, in order."""
     return [str(c) for c in page.locator(f"{root} .card[data-card]").evaluate_all(
         "els => els.map(e => e.dataset.card)")]
+
+
+# ---------------------------------------------------------------- accessibility (axe-core)
+
+PHONE, LANDSCAPE, DESKTOP = (390, 844), (844, 390), (1440, 900)
+SERIOUS = ("serious", "critical")
+
+
+def axe_problems(page: Page, where: str) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is now (WCAG 2.x A and AA,
+    best practices included), one line each; the report of every run is printed."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    found = results.response["violations"]
+    out = []
+    for v in found:
+        if v.get("impact") not in SERIOUS:
+            continue
+        targets = [" ".join(map(str, n.get("target", []))) for n in v.get("nodes", [])][:4]
+        out.append(f"{where}: {v['impact']} {v['id']} ({v['help']}) at {targets}")
+    minor = sum(1 for v in found if v.get("impact") not in SERIOUS)
+    print(f"axe {where}: {len(out)} serious/critical, {minor} minor or moderate")
+    return out
+
+
+def shots_and_axe(page: Page, phase: str, *, axe_sizes: tuple[tuple[int, int], ...] =
+                  (PHONE, DESKTOP), shot_sizes: tuple[tuple[int, int], ...] =
+                  (PHONE, LANDSCAPE, DESKTOP)) -> list[str]:
+    """Photograph `phase` at each size and run axe at the axe sizes; restore the viewport."""
+    original = page.viewport_size
+    problems: list[str] = []
+    for w, h in dict.fromkeys(shot_sizes + axe_sizes):
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(150)
+        if (w, h) in shot_sizes:
+            shot(page, f"{phase}-{w}x{h}")
+        if (w, h) in axe_sizes:
+            problems += axe_problems(page, f"{phase} {w}x{h}")
+    if original:
+        page.set_viewport_size(original)
+        page.wait_for_timeout(100)
+    return problems
+
+
+# ---------------------------------------------------------------- bytes on the wire
+
+class Wire:
+    """Bytes that crossed the network for a page (headers and bodies, compressed as sent),
+    from Chromium's own count; a response taken from the browser's cache counts 0."""
+
+    def __init__(self, page: Page, skip: tuple[str, ...] = ("/poll",)) -> None:
+        self.cdp = page.context.new_cdp_session(page)
+        self.cdp.send("Network.enable")
+        self.skip = skip
+        self.urls: dict[str, str] = {}
+        self.pending: set[str] = set()
+        self.bytes: dict[str, int] = {}
+        self.cdp.on("Network.requestWillBeSent", self._sent)
+        self.cdp.on("Network.loadingFinished", self._done)
+        self.cdp.on("Network.loadingFailed", lambda e: self.pending.discard(e["requestId"]))
+
+    def _sent(self, e: dict[str, Any]) -> None:
+        url = e["request"]["url"]
+        if any(s in url for s in self.skip) or not url.startswith("http"):
+            return
+        self.urls[e["requestId"]] = url
+        self.pending.add(e["requestId"])
+
+    def _done(self, e: dict[str, Any]) -> None:
+        rid = e["requestId"]
+        if rid in self.urls:
+            self.bytes[rid] = self.bytes.get(rid, 0) + int(e["encodedDataLength"])
+            self.pending.discard(rid)
+
+    def reset(self) -> None:
+        self.urls.clear()
+        self.pending.clear()
+        self.bytes.clear()
+
+    def settle(self, page: Page, quiet_ms: int = 500, limit_ms: int = 15_000) -> None:
+        """Wait until no counted request has been in flight for `quiet_ms`."""
+        waited = quiet = 0
+        while quiet < quiet_ms:
+            assert waited < limit_ms, f"requests still loading: {self.pending}"
+            page.wait_for_timeout(50)
+            waited += 50
+            quiet = 0 if self.pending else quiet + 50
+
+    @property
+    def total(self) -> int:
+        return sum(self.bytes.values())
+
+    @property
+    def requests(self) -> int:
+        return len(self.urls)
+
+    def table(self) -> str:
+        rows = sorted(((self.bytes.get(r, 0), u) for r, u in self.urls.items()), reverse=True)
+        return "\n".join(f"  {b:>8} {u}" for b, u in rows)
