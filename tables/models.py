@@ -20,6 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .db import db
+from .kinds import OutboxStatus, SeatKind, TableStatus
 
 #: A table's pace when none was chosen (tables/clock.py has the paces).
 DEFAULT_PACE = "sin_reloj"
@@ -52,7 +53,7 @@ class Table(db.Model):  # type: ignore[name-defined,misc]
     robot_level: Mapped[str] = mapped_column(String(16))
     #: The level the robots use in the current hand (the host's choice applies from the next deal).
     hand_level: Mapped[str] = mapped_column(String(16))
-    status: Mapped[str] = mapped_column(String(16), default="lobby")
+    status: Mapped[str] = mapped_column(String(16), default=TableStatus.LOBBY)
     game_number: Mapped[int] = mapped_column(Integer, default=0)
     #: Bumped by every log entry; pages poll on it.
     version: Mapped[int] = mapped_column(Integer, default=0)
@@ -75,7 +76,7 @@ class Seat(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
     seat: Mapped[int] = mapped_column(Integer)
-    kind: Mapped[str] = mapped_column(String(8), default="empty")  # empty | human | robot
+    kind: Mapped[str] = mapped_column(String(8), default=SeatKind.EMPTY)
     name: Mapped[str] = mapped_column(String(40), default="")
     robot_name: Mapped[str] = mapped_column(String(16), default="")
     device_id: Mapped[int | None] = mapped_column(
@@ -236,7 +237,7 @@ class PushOutbox(db.Model):  # type: ignore[name-defined,misc]
     kind: Mapped[str] = mapped_column(String(16))  # turn | reminder
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     #: pending | sent | failed | stale
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=OutboxStatus.PENDING)
     due_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)

@@ -23,7 +23,7 @@ import redis
 from flask import Flask, current_app
 
 import robots
-from rules import COUNTING, view_for
+from rules import COUNTING, PASSING, view_for
 
 from . import live
 from .actions import perform
@@ -251,14 +251,14 @@ class RobotWorker:
                     moved += 1
                 except ServiceError:
                     return moved
-            if game.phase != "passing":
+            if game.phase != PASSING:
                 break  # one play changes the turn: read again
         return moved
 
 
 def fallback_action(view: dict[str, Any]) -> dict[str, Any]:
     """A plain legal move for the seat of ``view`` (when a robot's own choice failed)."""
-    if view.get("phase") == "passing":
+    if view.get("phase") == PASSING:
         return {"type": "confirm_pass", "cards": list(view["hand"])[:3]}
     clean = [c for c in view.get("legal", []) if c not in set(view.get("renege_cards") or ())]
     return {"type": "play", "card": (clean or list(view.get("legal", [])))[0]}

@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from rules import Game
+from rules import Game, view_for
 
 from .db import is_sqlite, reading
 from .kinds import CHAT_SHOWN, SOCIAL_LOG
@@ -63,8 +63,6 @@ class Snapshot:
             return None
         got = self._views.get(seat)
         if got is None:
-            from rules import view_for
-
             got = view_for(self.game, seat)
             with self._lock:
                 self._views.setdefault(seat, got)
