@@ -20,11 +20,12 @@ run: $(VENV)/.installed
 	$(FLASK) setup
 	$(FLASK) run --host 127.0.0.1 --port 5000
 
-# Production shape on this machine: gunicorn workers, a robot process, exactly one scheduler,
-# PostgreSQL and Redis (database `corazones`, made if missing). DATABASE_URL, REDIS_URL, PORT,
-# GUNICORN_WORKERS, ROBOT_PROCESSES override. README «Producción» says how to run it elsewhere.
+# Production shape on this machine: the Procfile (gunicorn web workers, one robot process, exactly
+# one scheduler) run by honcho, on PostgreSQL (database `corazones`, made if missing) and Redis.
+# DATABASE_URL, REDIS_URL, PORT, GUNICORN_WORKERS, ROBOT_PROCESSES override; docs/DEPLOY.md says
+# how to run the same processes under systemd.
 serve: $(VENV)/.installed
-	$(PY) bench/load_stack.py
+	$(PY) -m deploy.serve
 
 # Debian's Chromium for the browser tests (a test tool's own browser download fails here).
 chromium:
@@ -38,7 +39,7 @@ chromium:
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy --strict rules robots tables app.py serve.py
+	$(VENV)/bin/mypy --strict rules robots tables deploy app.py serve.py
 
 # The whole suite on SQLite, then the database tests again on PostgreSQL.
 # pytest exits 5 when no test ran: make treats that, like any failure, as an error.

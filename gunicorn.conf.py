@@ -11,13 +11,24 @@ Every setting can be overridden from the environment (``GUNICORN_*`` below) or t
 from __future__ import annotations
 
 import os
+import signal
+
+from gunicorn.glogging import Logger
+
+from tables.guards import redact
+from tables.lifecycle import die_with_parent
 
 # The web processes leave robots and timed work to their own processes.
 os.environ.setdefault("ROBOT_WORKER", "off")
 os.environ.setdefault("SCHEDULER", "off")
 
 wsgi_app = "app:create_app()"
-bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
+# GUNICORN_BIND, else PORT (a Procfile runner such as honcho gives each process one), else 8000.
+bind = os.environ.get("GUNICORN_BIND") or f"127.0.0.1:{os.environ.get('PORT') or 8000}"
+# Each worker opens its own listening socket (SO_REUSEPORT), the master none: a server started
+# again while a worker of the previous one still finishes its requests binds at once instead of
+# failing with «Connection in use».
+reuse_port = True
 workers = int(os.environ.get("GUNICORN_WORKERS", "2"))
 # gthread: one thread per request in flight. A page keeps one long-poll open (up to POLL_TIMEOUT,
 # 25 s), so the threads bound how many pages a worker keeps live at once; idle keep-alive
@@ -43,21 +54,23 @@ proc_name = "corazones-web"
 forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
 
 
-def _redacting_logger() -> type:
+def post_fork(server, worker):  # type: ignore[no-untyped-def]
+    """A web worker dies with its master. A worker left behind by a killed master would keep its
+    listening socket, take a share of the new connections and serve none of them while it drains
+    its long-polls; killed at once, its clients retry on the server started in its place."""
+    # gunicorn's own loop already checks the parent every second: no watchdog thread.
+    die_with_parent(worker.ppid, signal.SIGKILL, watchdog=False)
+
+
+class RedactingLogger(Logger):  # type: ignore[misc]
     """gunicorn's logger with seat-link tokens cut out of the access log (the route is kept)."""
-    from gunicorn.glogging import Logger
 
-    from tables.guards import redact
-
-    class RedactingLogger(Logger):  # type: ignore[misc]
-        def atoms(self, resp, req, environ, request_time):  # type: ignore[no-untyped-def]
-            atoms = super().atoms(resp, req, environ, request_time)
-            for key in ("r", "U", "q", "f"):
-                if isinstance(atoms.get(key), str):
-                    atoms[key] = redact(atoms[key])
-            return atoms
-
-    return RedactingLogger
+    def atoms(self, resp, req, environ, request_time):  # type: ignore[no-untyped-def]
+        atoms = super().atoms(resp, req, environ, request_time)
+        for key in ("r", "U", "q", "f"):
+            if isinstance(atoms.get(key), str):
+                atoms[key] = redact(atoms[key])
+        return atoms
 
 
-logger_class = _redacting_logger()
+logger_class = RedactingLogger

@@ -1,7 +1,8 @@
 """The load benchmark (`make bench-load`): many tables at once against the production stack.
 
-For each mode (SQLite, then PostgreSQL) it starts the stack itself (bench/load_stack.py: gunicorn
-web workers, robot processes, one scheduler; Redis carries live updates and robot kicks), measures
+For each mode (SQLite, then PostgreSQL) it starts the stack itself (deploy/stack.py: the Procfile's
+gunicorn web workers, robot processes and one scheduler, each started on its own so that the
+benchmark can count each part's CPU; Redis carries live updates and robot kicks), measures
 the floor (a trivial endpoint's throughput on the same server), then drives ``--tables`` tables at
 once with HTTP clients that behave like players' pages. The tables start at random moments within
 ``--ramp`` seconds (200 tables dealt in the same instant is no steady state), play ``--warmup``
@@ -46,7 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load_audit import audit_database, privacy_audit  # noqa: E402
-from load_stack import Stack, drop_pg_schema, new_pg_schema  # noqa: E402
+
+from deploy.stack import Stack, drop_pg_schema, new_pg_schema  # noqa: E402
 
 PG_BASE = os.environ.get("BENCH_DATABASE_URL",
                          "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -474,7 +476,9 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
     if mode == "sqlite" and args.sqlite_shape == "single":
         # SQLite's shape: one process holds the one writer (robots and scheduler in threads), so
         # every writer queues on the process's lock instead of SQLite's sleeping busy handler.
-        env.update({"ROBOT_WORKER": "thread", "SCHEDULER": "inprocess"})
+        env.update({"ROBOT_WORKER": "thread", "SCHEDULER": "inprocess",
+                    "ROBOT_SEARCH_PROCS": os.environ.get("ROBOT_SEARCH_PROCS", "1"),
+                    "ROBOT_NICE": os.environ.get("ROBOT_NICE", "10")})
         stack = Stack(url, tmp, web_workers=1, threads=args.threads * args.web_workers,
                       robot_procs=0, robot_threads=args.robot_threads, scheduler=False, env=env)
     else:

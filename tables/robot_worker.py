@@ -11,9 +11,11 @@ every ``ROBOT_SWEEP`` seconds, so a restart (or another process's crash) loses n
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import queue
 import random
+import signal
 import threading
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -30,6 +32,7 @@ from .actions import perform
 from .db import db
 from .errors import ServiceError
 from .hooks import Commit
+from .lifecycle import die_with_parent
 from .maintenance import pending_robot_tables
 from .models import Table
 from .seating import due_robot_seats, load_game, load_seats
@@ -42,8 +45,12 @@ QUEUE = "corazones:robots"
 QUEUE_MAX = 10000
 
 
-def _search_init(nice: int) -> None:
-    """A search process: lower priority than the processes that serve people (when ``nice``)."""
+def _search_init(nice: int, parent_pid: int) -> None:
+    """A search process: dies with the robot process that started it (even a SIGKILLed one, so
+    neither it nor multiprocessing's resource tracker outlives it), leaves Ctrl-C to its parent,
+    and has lower priority than the processes that serve people (when ``nice``)."""
+    die_with_parent(parent_pid)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if nice > 0:
         os.nice(nice)
 
@@ -127,12 +134,12 @@ class RobotWorker:
         try:
             with self.searcher_lock:
                 if self.searcher is None:
-                    import multiprocessing
-
-                    # spawn: this process has threads (a fork could copy a held lock)
+                    # spawn: this process has threads (a fork could copy a held lock). The
+                    # pool starts its processes from the robot threads, which live as long as
+                    # the worker: the parent-death signal is tied to the starting thread.
                     self.searcher = ProcessPoolExecutor(
                         self.search_procs, mp_context=multiprocessing.get_context("spawn"),
-                        initializer=_search_init, initargs=(self.search_nice,))
+                        initializer=_search_init, initargs=(self.search_nice, os.getpid()))
                 searcher = self.searcher
             return searcher.submit(_search, view, level, seed).result(timeout=60)
         except ValueError:

@@ -17,7 +17,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import load  # noqa: E402
 from load_audit import Audit, audit_database, privacy_audit  # noqa: E402
-from load_stack import Stack, drop_pg_schema, new_pg_schema  # noqa: E402
+
+from deploy.stack import Stack, drop_pg_schema, new_pg_schema  # noqa: E402
 
 #: The production stack runs on PostgreSQL: these tests always use it (not DATABASE_URL).
 PG_BASE = os.environ.get("LOAD_TEST_DATABASE_URL",

@@ -1,8 +1,9 @@
-"""The production stack on one machine: gunicorn web workers, robot processes, one scheduler.
+"""The Procfile's processes on one machine, each under the caller's control.
 
-``python bench/load_stack.py`` (what ``make serve`` runs) starts it in the foreground against
-PostgreSQL and Redis; the load benchmark (bench/load.py) and the fault tests (tests/load/) start
-the same stack with :class:`Stack`, kill parts of it and start them again.
+``make serve`` runs the Procfile with honcho (deploy/serve.py). The fault tests (tests/load/) and
+the load benchmark (bench/load.py) need to kill one process of one kind and start it again, as a
+service manager would, and to measure each kind apart: :class:`Stack` starts the very command
+lines of the Procfile (through ``sh -c``, as honcho does), one process group each.
 
     web        gunicorn -c gunicorn.conf.py         (ROBOT_WORKER=off, SCHEDULER=off)
     robots     flask --app app robots   (x N)      (take kicks from Redis, sweep the database)
@@ -11,7 +12,6 @@ the same stack with :class:`Stack`, kill parts of it and start them again.
 
 from __future__ import annotations
 
-import argparse
 import os
 import secrets
 import signal
@@ -24,6 +24,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+PROCFILE = ROOT / "Procfile"
 REDIS_URL = "redis://127.0.0.1:6379/0"
 SERVE_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/corazones"
 
@@ -49,6 +50,24 @@ def ensure_pg_database(url: str) -> None:
             conn.execute(f'CREATE DATABASE "{u.database}"')
 
 
+def procfile(path: Path = PROCFILE) -> dict[str, str]:
+    """The Procfile's command line of each kind of process (read by honcho's own parser)."""
+    from honcho.environ import parse_procfile  # type: ignore[import-untyped]
+
+    return dict(parse_procfile(path.read_text()).processes)
+
+
+def prepare(env: dict[str, str]) -> None:
+    """What runs once before the processes start: the PostgreSQL database made if missing, the
+    instance folder and the migrations (``flask setup``)."""
+    url = env.get("DATABASE_URL", "")
+    if url.startswith("postgresql"):
+        ensure_pg_database(url)
+    subprocess.run([str(BIN / "flask"), "--app", "app", "setup"], cwd=ROOT,
+                   env={**env, "ROBOT_WORKER": "off", "SCHEDULER": "off"}, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
 def new_pg_schema(base: str) -> tuple[str, str]:
     """A fresh schema in ``base``'s database; returns (url with search_path, schema)."""
     import sqlalchemy as sa
@@ -71,19 +90,50 @@ def drop_pg_schema(base: str, schema: str) -> None:
     engine.dispose()
 
 
+def _stat(pid: int) -> list[str] | None:
+    """/proc/<pid>/stat after the command name (state first), None when there is no such pid."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie, ended and waiting to be reaped, does not)."""
+    fields = _stat(pid)
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
 def proc_children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid``."""
     out = []
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
+        fields = _stat(int(d))
+        if fields is not None and int(fields[1]) == pid and fields[0] not in ("Z", "X"):
             out.append(int(d))
     return out
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process started by ``pid``, by its children, and so on."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        kids = proc_children(todo.pop())
+        out.extend(kids)
+        todo.extend(kids)
+    return out
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -108,7 +158,8 @@ def peak_rss_mb(pid: int) -> float:
 
 
 class Stack:
-    """gunicorn + robot processes + one scheduler over one database, on a local port."""
+    """gunicorn + robot processes + one scheduler over one database, on a local port: the
+    Procfile's command lines, each started (and killed, and started again) on its own."""
 
     def __init__(self, database_url: str, instance: Path, *, web_workers: int = 2,
                  threads: int = 200, robot_procs: int = 1, robot_threads: int = 2,
@@ -123,8 +174,10 @@ class Stack:
         self.robot_procs = robot_procs
         self.scheduler_wanted = scheduler
         self.log_dir = Path(log_dir or self.instance)
+        self.commands = procfile()
         self.env = dict(os.environ)
         self.env.update({
+            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
             "DATABASE_URL": database_url, "CORAZONES_INSTANCE": str(self.instance),
             "REDIS_URL": redis_url, "SECRET_KEY": self.env.get("SECRET_KEY")
             or secrets.token_hex(32),
@@ -134,10 +187,8 @@ class Stack:
             "RATELIMIT_KEY_PREFIX": "load" + secrets.token_hex(6),
             "PYTHONUNBUFFERED": "1",
         })
-        # Difícil searches in a process of their own per robot process, at lower priority than
-        # the web processes (tables/robot_worker.py); the environment may say otherwise.
-        self.env.setdefault("ROBOT_SEARCH_PROCS", "1")
-        self.env.setdefault("ROBOT_NICE", "10")
+        # ROBOT_SEARCH_PROCS and ROBOT_NICE: the Procfile's defaults unless the environment (or
+        # ``env``) says otherwise.
         self.env.update(env or {})
         self.web: subprocess.Popen[bytes] | None = None
         self.robots: list[subprocess.Popen[bytes]] = []
@@ -147,22 +198,25 @@ class Stack:
 
     # ------------------------------------------------------------------ processes
 
-    def _popen(self, args: list[str], name: str, **env: str) -> subprocess.Popen[bytes]:
+    def _popen(self, kind: str, name: str) -> subprocess.Popen[bytes]:
+        """The Procfile's ``kind`` line in a process group of its own, as honcho starts it (its
+        lines ``exec`` the command: the pid is the command's own)."""
         log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - owned by the process
-        return subprocess.Popen(args, cwd=ROOT, env={**self.env, **env}, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            return subprocess.Popen(["/bin/sh", "-c", self.commands[kind]], cwd=ROOT,
+                                    env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        finally:
+            log.close()  # the child has its own copy
 
     def flask(self, *args: str) -> list[str]:
         return [str(BIN / "flask"), "--app", "app", *args]
 
     def setup(self) -> None:
-        env = {**self.env, "ROBOT_WORKER": "off", "SCHEDULER": "off"}  # migrations only
-        subprocess.run(self.flask("setup"), cwd=ROOT, env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        prepare(self.env)
 
     def start_web(self, timeout: float = 60.0) -> None:
-        self.web = self._popen([str(BIN / "gunicorn"), "-c", str(ROOT / "gunicorn.conf.py")],
-                               "web")
+        self.web = self._popen("web", "web")
         self.wait_ready(timeout)
 
     def wait_ready(self, timeout: float = 60.0) -> None:
@@ -184,18 +238,22 @@ class Stack:
 
     def start_robots(self, n: int | None = None) -> None:
         for _ in range(self.robot_procs if n is None else n):
-            self.robots.append(self._popen(self.flask("robots"), f"robots{len(self.robots)}"))
+            self.robots.append(self._popen("robots", f"robots{len(self.robots)}"))
 
     def start_scheduler(self) -> None:
-        # The robot processes sweep for robot turns themselves: the scheduler leaves it to them.
-        self.sched = self._popen(self.flask("scheduler"), "scheduler", ROBOT_SWEEP="3600")
+        self.sched = self._popen("scheduler", "scheduler")
 
     def start(self) -> Stack:
-        self.setup()
-        self.start_robots()
-        if self.scheduler_wanted:
-            self.start_scheduler()
-        self.start_web()
+        """Every part; if one fails to start, what was already started is stopped again."""
+        try:
+            self.setup()
+            self.start_robots()
+            if self.scheduler_wanted:
+                self.start_scheduler()
+            self.start_web()
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def web_pids(self) -> list[int]:
@@ -206,6 +264,12 @@ class Stack:
     def _note_before_death(self, part: str, pids: list[int]) -> None:
         self.dead_cpu[part] += sum(cpu_seconds(p) for p in pids)
         self.peak_mb[part] = max(self.peak_mb[part], sum(peak_rss_mb(p) for p in pids))
+
+    def pids(self) -> list[int]:
+        """Every live process of the stack (search processes and resource trackers included)."""
+        roots = [p.pid for p in (self.web, self.sched, *self.robots)
+                 if p is not None and p.poll() is None]
+        return [pid for root in roots for pid in (root, *descendants(root))]
 
     def kill_web(self, sig: int = signal.SIGKILL) -> None:
         """SIGKILL the gunicorn master and its workers at once (a crash of the web server)."""
@@ -240,12 +304,7 @@ class Stack:
     def stop(self) -> None:
         if self.web is not None:
             self._note_before_death("web", self.web_pids())
-            try:
-                os.killpg(self.web.pid, signal.SIGTERM)
-                self.web.wait(timeout=15)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                os.killpg(self.web.pid, signal.SIGKILL)
-                self.web.wait()
+            _stop(self.web, signal.SIGTERM)
             self.web = None
         self.stop_robots()
         self.stop_scheduler(signal.SIGTERM)
@@ -278,60 +337,12 @@ class Stack:
 
 
 def _stop(p: subprocess.Popen[bytes], sig: int) -> None:
-    if p.poll() is None:
-        try:
-            os.killpg(p.pid, sig)
-            p.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-        except ProcessLookupError:
-            pass
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Run the production stack in the foreground.")
-    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL")
-                        or SERVE_DATABASE_URL)
-    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL") or REDIS_URL)
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-    parser.add_argument("--workers", type=int, default=int(os.environ.get("GUNICORN_WORKERS",
-                                                                           "2")))
-    parser.add_argument("--robots", type=int, default=int(os.environ.get("ROBOT_PROCESSES",
-                                                                          "1")))
-    args = parser.parse_args()
-    if args.database_url.startswith("postgresql"):
-        ensure_pg_database(args.database_url)
-    instance = Path(os.environ.get("CORAZONES_INSTANCE") or ROOT / "instance")
-    env = {"SECRET_KEY": os.environ["SECRET_KEY"]} if os.environ.get("SECRET_KEY") else {}
-    stack = Stack(args.database_url, instance, web_workers=args.workers, robot_procs=args.robots,
-                  redis_url=args.redis_url, port=args.port, env=env)
-    if not os.environ.get("SECRET_KEY"):
-        stack.env.pop("SECRET_KEY")  # all processes read the one kept in instance/secret_key
-    for key in ("RATELIMIT_KEY_PREFIX",):
-        stack.env.pop(key)
-    stack.start()
-    print(f"Corazones: {stack.url} (web pid {stack.web.pid if stack.web else '?'}, "
-          f"{len(stack.robots)} robot process(es), scheduler pid "
-          f"{stack.sched.pid if stack.sched else '-'}); logs in {stack.log_dir}; Ctrl-C stops",
-          flush=True)
-    stopping = False
-
-    def _quit(*_: Any) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGTERM, _quit)
-    signal.signal(signal.SIGINT, _quit)
+    """``sig`` to the process group of ``p`` (SIGKILL after 15 s), and ``p`` reaped."""
     try:
-        while not stopping:
-            time.sleep(0.5)
-            if stack.web is not None and stack.web.poll() is not None:
-                print("gunicorn exited", file=sys.stderr)
-                break
-    finally:
-        stack.stop()
-
-
-if __name__ == "__main__":
-    main()
+        os.killpg(p.pid, sig)
+        p.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    except ProcessLookupError:  # the whole group is gone already
+        p.wait()

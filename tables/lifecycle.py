@@ -1,0 +1,68 @@
+"""Process lifetime: a child process dies with the process that started it.
+
+A process killed with SIGKILL runs no clean-up, so the processes it started (the robots' Difícil
+search processes, gunicorn's web workers) would live on under PID 1: a search process (and
+multiprocessing's resource tracker, which ends only when every holder of its pipe is gone) that
+nobody asks for work, a web worker that keeps the listening socket. Two guards, both cheap:
+
+- the kernel's parent-death signal (Linux ``prctl(PR_SET_PDEATHSIG)``): sent the moment the
+  parent ends. The kernel ties it to the parent *thread* that started the child, so the child must
+  be started by a thread that lives as long as the parent wants the child;
+- a watchdog thread that ends the child when its parent's pid changes (other systems, and the
+  moment between the start and the ``prctl`` call, when the parent may already be gone).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+
+#: linux/prctl.h
+PR_SET_PDEATHSIG = 1
+
+
+def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
+    """Ask the kernel to send ``sig`` to this process when its parent ends. False when the
+    system has no such thing (only Linux has)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _end(sig: int) -> None:
+    os.kill(os.getpid(), sig)
+    os._exit(1)  # a signal this process handles or ignores must still end it
+
+
+def watch_parent(parent_pid: int, sig: int = signal.SIGKILL, interval: float = 1.0) -> None:
+    """A daemon thread that sends ``sig`` to this process once its parent is no longer
+    ``parent_pid`` (the parent ended: this process was handed to another one)."""
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent_pid:
+                _end(sig)
+            time.sleep(interval)
+
+    threading.Thread(target=watch, daemon=True, name="corazones-parent-watch").start()
+
+
+def die_with_parent(parent_pid: int, sig: int = signal.SIGKILL, *, watchdog: bool = True,
+                    interval: float = 1.0) -> None:
+    """Call first thing in a child process: it ends with ``sig`` when ``parent_pid`` ends.
+
+    With ``watchdog`` a thread checks the parent every ``interval`` seconds as well (for
+    processes that have no loop of their own doing so)."""
+    set_parent_death_signal(sig)
+    if os.getppid() != parent_pid:  # the parent ended before the signal was asked for
+        _end(sig)
+    if watchdog:
+        watch_parent(parent_pid, sig, interval)

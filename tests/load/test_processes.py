@@ -1,0 +1,321 @@
+"""Each kind of process killed and started again, as a service manager would (docs/DEPLOY.md), and
+`make serve` (the Procfile run by honcho) killed, started again at once, and started twice.
+
+The stack is real (PostgreSQL, Redis, gunicorn, `flask robots` with a Difícil search process,
+`flask scheduler`). After every kill, nothing the killed process started may keep running: no
+web worker without its master, no search process or resource tracker without its robot process.
+Every wait is on a condition, bounded."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from corazones_testkit import HttpPlayer, free_port, wait_until
+from load_kit import PG_BASE, Stack, drop_pg_schema, new_pg_schema
+
+from deploy.stack import REDIS_URL, ROOT, alive, cmdline, descendants, proc_children
+
+LIMITS = {"RATELIMIT_CREATE": "100000 per minute", "RATELIMIT_CHAT": "100000 per minute",
+          "RATELIMIT_CHURN_DEVICE": "100000 per minute",
+          "RATELIMIT_CHURN_TABLE": "100000 per minute"}
+
+
+def gone(pids: list[int]) -> bool:
+    return not any(alive(p) for p in pids)
+
+
+def answers(url: str) -> bool:
+    try:
+        return requests.get(url + "/api/csrf", timeout=5).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def search_processes(robots_pid: int) -> list[int]:
+    return [p for p in proc_children(robots_pid) if "spawn_main" in cmdline(p)]
+
+
+def dificil_table(url: str) -> tuple[HttpPlayer, str]:
+    """A table of one human (the test) and three Difícil robots, started."""
+    host = HttpPlayer(url)
+    r = host.post("/api/tables", {"host_name": "Ana", "robot_level": "dificil"})
+    assert r.status_code == 201, r.text
+    tid = r.json()["table_id"]
+    for seat in (1, 2, 3):
+        assert host.act(tid, "add_robot", seat=seat).status_code == 200
+    assert host.act(tid, "start").status_code == 200
+    return host, tid
+
+
+def advance(host: HttpPlayer, tid: str) -> int:
+    """The table's version; takes the human's turn when it is due (the robots take theirs)."""
+    try:
+        st = host.state(tid)
+        view = st["view"]
+        if view["phase"] == "passing" and not view["pass_confirmed"][0]:
+            host.act(tid, "confirm_pass", cards=view["hand"][:3])
+        elif view["phase"] == "playing" and view.get("turn") == 0 and view.get("legal"):
+            host.act(tid, "play", card=view["legal"][0], version=st["version"])
+        return int(st["version"])
+    except (requests.RequestException, KeyError, ValueError):  # the web server restarting
+        return 0
+
+
+def robots_move_on(host: HttpPlayer, tid: str, moves: int = 4) -> None:
+    """Wait until the table has moved ``moves`` versions on (robots acting, the human too)."""
+    start = wait_until(lambda: advance(host, tid), 30, 0.1)
+    wait_until(lambda: advance(host, tid) >= start + moves, 90, 0.1)
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, HttpPlayer, str]]:
+    direct, schema = new_pg_schema(PG_BASE)
+    s = Stack(direct, tmp_path_factory.mktemp("procs"), web_workers=2, threads=16, robot_procs=1,
+              env={"POLL_TIMEOUT": "5", "POLL_RECHECK": "2", "ROBOT_SWEEP": "0.5",
+                   "ROBOT_SEARCH_PROCS": "1", **LIMITS})
+    pids: list[int] = []
+    try:
+        s.start()
+        host, tid = dificil_table(s.url)
+        wait_until(lambda: search_processes(s.robots[0].pid), 60, 0.1)
+        yield s, host, tid
+        pids = s.pids()
+    finally:
+        s.stop()
+        drop_pg_schema(PG_BASE, schema)
+    wait_until(lambda: gone(pids), 30, 0.1)  # a stop leaves nothing either
+
+
+def test_web_master_killed_takes_its_workers_and_a_restart_serves(stack):
+    s, host, tid = stack
+    assert s.web is not None
+    master = s.web.pid
+    workers = proc_children(master)
+    assert len(workers) == 2
+    # a page waiting on a long-poll in a worker when the master dies
+    version = advance(host, tid)
+    poll = threading.Thread(target=lambda: _ignore(lambda: requests.get(
+        f"{s.url}/api/tables/{tid}", params={"since": version + 1000}, timeout=30)), daemon=True)
+    poll.start()
+    os.kill(master, signal.SIGKILL)
+    s.web.wait(timeout=30)
+    wait_until(lambda: gone(workers), 30, 0.05)  # no orphan worker keeps the socket
+    s.web = None
+    s.start_web()  # what the service manager does next
+    assert answers(s.url)
+    robots_move_on(host, tid)
+    poll.join(timeout=60)
+    assert not poll.is_alive()
+
+
+def _ignore(call: Any) -> None:
+    try:
+        call()
+    except requests.RequestException:
+        pass
+
+
+def test_a_web_worker_killed_is_replaced_by_its_master(stack):
+    s, host, tid = stack
+    assert s.web is not None
+    master = s.web.pid
+    victim, other = proc_children(master)
+    os.kill(victim, signal.SIGKILL)
+    wait_until(lambda: len(kids := proc_children(master)) == 2 and victim not in kids, 60, 0.05)
+    assert alive(master) and alive(other)
+    wait_until(lambda: answers(s.url), 30, 0.1)
+    robots_move_on(host, tid)
+
+
+def test_robot_process_killed_takes_its_search_process_and_a_restart_plays_on(stack):
+    s, host, tid = stack
+    robots = s.robots[0]
+    started = descendants(robots.pid)
+    kinds = sorted("resource_tracker" if "resource_tracker" in cmdline(p) else "search"
+                   for p in started)
+    assert kinds == ["resource_tracker", "search"], [cmdline(p) for p in started]
+    os.kill(robots.pid, signal.SIGKILL)  # the robot process alone: no process-group kill
+    robots.wait(timeout=30)
+    wait_until(lambda: gone(started), 30, 0.05)
+    s.robots = []
+    s.start_robots()
+    robots_move_on(host, tid)
+    assert wait_until(lambda: search_processes(s.robots[0].pid), 60, 0.1)
+
+
+def test_search_process_killed_is_replaced_and_the_robots_play_on(stack):
+    s, host, tid = stack
+    robots = s.robots[0]
+    wait_until(lambda: search_processes(robots.pid), 60, 0.1)
+    [search] = search_processes(robots.pid)
+    os.kill(search, signal.SIGKILL)
+    wait_until(lambda: not alive(search), 30, 0.05)
+    robots_move_on(host, tid, moves=6)  # decided in-process meanwhile, then in a new pool
+    new = wait_until(lambda: search_processes(robots.pid), 60, 0.1)
+    assert search not in new and robots.poll() is None
+    # the new search process and the one resource tracker: nothing else
+    assert len(descendants(robots.pid)) == 2, [cmdline(p) for p in descendants(robots.pid)]
+
+
+def test_scheduler_killed_and_started_again_takes_the_lock_back(stack):
+    s, _, _ = stack
+    assert s.sched is not None
+    old = s.sched.pid
+    os.kill(old, signal.SIGKILL)
+    s.sched.wait(timeout=30)
+    s.sched = None
+    assert not holds_lock(old, s.instance / "scheduler.lock")  # the kernel let go of it
+    s.start_scheduler()
+    assert s.sched is not None
+    wait_until(lambda: holds_lock(s.sched.pid, s.instance / "scheduler.lock"), 90, 0.1)
+    # exactly one: a second scheduler refuses while the restarted one runs
+    out = subprocess.run(s.flask("scheduler"), cwd=ROOT, env=s.env, capture_output=True,
+                         timeout=60)
+    assert out.returncode != 0 and b"already running" in out.stderr
+    assert s.sched.poll() is None and not alive(old)
+
+
+def holds_lock(pid: int, path: Path) -> bool:
+    """True if process ``pid`` holds a flock on ``path`` (the kernel's /proc/locks)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    with open("/proc/locks") as f:
+        return any(line.split()[4:6] == [str(pid), inode] for line in f
+                   if "FLOCK" in line and "->" not in line)
+
+
+# ------------------------------------------------------------------ make serve (honcho)
+
+
+@pytest.fixture()
+def serve_env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    direct, schema = new_pg_schema(PG_BASE)
+    env = {**os.environ, "DATABASE_URL": direct, "REDIS_URL": REDIS_URL,
+           "CORAZONES_INSTANCE": str(tmp_path / "instance"), "PORT": str(free_port()),
+           "SECRET_KEY": secrets.token_hex(32), "GUNICORN_WORKERS": "2",
+           "GUNICORN_THREADS": "16", "RATELIMIT_KEY_PREFIX": "serve" + secrets.token_hex(6),
+           **LIMITS}
+    env.pop("GUNICORN_BIND", None)
+    try:
+        yield env
+    finally:
+        drop_pg_schema(PG_BASE, schema)
+
+
+class Serve:
+    """`make serve` (python -m deploy.serve) in the background, its output in a file."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.url = f"http://127.0.0.1:{env['PORT']}"
+        self.log = log
+        with open(log, "ab") as out:
+            self.proc = subprocess.Popen([sys.executable, "-m", "deploy.serve"], cwd=ROOT,
+                                         env=env, stdout=out, stderr=subprocess.STDOUT)
+        self.seen: set[int] = set()
+
+    def processes(self) -> list[int]:
+        """Every process started so far (remembered: they outlive the tree if they leak)."""
+        self.seen.update(descendants(self.proc.pid))
+        return sorted(self.seen)
+
+    def named(self, kind: str) -> list[int]:
+        """The live processes of one Procfile kind: web (gunicorn's master and workers),
+        robots, scheduler."""
+        ends = {"web": "gunicorn.conf.py", "robots": "app robots", "scheduler": "app scheduler"}
+        return [p for p in descendants(self.proc.pid) if cmdline(p).endswith(ends[kind])]
+
+    def web_master(self) -> int:
+        web = self.named("web")
+        [master] = [p for p in web if any(c in web for c in proc_children(p))]
+        return master
+
+    def wait_ready(self) -> None:
+        def ready() -> bool:
+            assert self.proc.poll() is None, self.log.read_text()[-3000:]
+            self.processes()
+            return (answers(self.url) and len(self.named("web")) == 3
+                    and len(self.named("robots")) == 1 and len(self.named("scheduler")) == 1)
+
+        wait_until(ready, 120, 0.2)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                for p in self.processes():
+                    _ignore_lookup(p)
+                self.proc.kill()
+                self.proc.wait()
+
+
+def _ignore_lookup(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def test_make_serve_master_killed_stops_everything_and_a_new_serve_comes_up_at_once(
+        serve_env, tmp_path):
+    first = Serve(serve_env, tmp_path / "serve1.log")
+    second: Serve | None = None
+    try:
+        first.wait_ready()
+        os.kill(first.web_master(), signal.SIGKILL)
+        second = Serve(serve_env, tmp_path / "serve2.log")  # started again at that moment
+        # honcho stops the robot and scheduler processes when the web process ends
+        first.proc.wait(timeout=60)
+        wait_until(lambda: gone(first.processes()), 30, 0.05)
+        second.wait_ready()
+        host, tid = dificil_table(second.url)
+        robots_move_on(host, tid)
+        # Ctrl-C or SIGTERM: honcho stops every process it started
+        pids = second.processes()
+        second.proc.send_signal(signal.SIGTERM)
+        assert second.proc.wait(timeout=60) != 0
+        wait_until(lambda: gone(pids), 30, 0.05)
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
+
+
+def test_make_serve_that_fails_to_start_stops_what_it_started(serve_env, tmp_path):
+    running = Serve(serve_env, tmp_path / "running.log")
+    extra: Serve | None = None
+    try:
+        running.wait_ready()
+        # a second serve on the same instance: its scheduler finds the lock taken and ends, and
+        # honcho stops the web and robot processes it had started
+        extra = Serve({**serve_env, "PORT": str(free_port())}, tmp_path / "extra.log")
+
+        def ended() -> bool:
+            assert extra is not None
+            extra.processes()
+            return extra.proc.poll() is not None
+
+        wait_until(ended, 120, 0.05)
+        assert extra.proc.returncode != 0
+        assert b"already running" in extra.log.read_bytes()
+        wait_until(lambda: gone(extra.processes()), 30, 0.05)
+        assert answers(running.url) and running.proc.poll() is None
+    finally:
+        running.stop()
+        if extra is not None:
+            extra.stop()
+    wait_until(lambda: gone(running.processes()), 30, 0.05)
