@@ -267,6 +267,10 @@ def _parse(record: Any) -> dict[str, Any]:
     }
 
 
+def _at(when: tuple[int, datetime]) -> str:
+    return f"versión {when[0]}, {when[1].isoformat(timespec='milliseconds')}"
+
+
 def _before(first: tuple[int, datetime], then: tuple[int, datetime]) -> bool:
     """``first`` came strictly earlier in the log (its clock not later either)."""
     return first[0] < then[0] and first[1] <= then[1]
@@ -285,8 +289,8 @@ def verify(record: Any) -> list[str]:
         failed.append("Servidor: el compromiso publicado no corresponde a su semilla")
     if not _before(server["published"], deal):
         failed.append(
-            f"Servidor: el compromiso se publicó (versión {server['published'][0]}) "
-            f"después del reparto (versión {deal[0]})"
+            f"Servidor: el compromiso se publicó ({_at(server['published'])}) "
+            f"después del reparto ({_at(deal)})"
         )
     for s, seat in enumerate(seats):
         if seat["commitment"] != commit(seat["seed"], table, game, hand, s):
@@ -300,22 +304,22 @@ def verify(record: Any) -> list[str]:
             )
         if not _before(server["published"], seat["published"]):
             failed.append(
-                f"Asiento {s}: el compromiso se publicó (versión {seat['published'][0]}) "
-                f"antes que el del servidor (versión {server['published'][0]})"
+                f"Asiento {s}: el compromiso se publicó ({_at(seat['published'])}) "
+                f"antes que el del servidor ({_at(server['published'])})"
             )
         if not _before(seat["published"], deal):
             failed.append(
-                f"Asiento {s}: el compromiso se publicó (versión {seat['published'][0]}) "
-                f"después del reparto (versión {deal[0]})"
+                f"Asiento {s}: el compromiso se publicó ({_at(seat['published'])}) "
+                f"después del reparto ({_at(deal)})"
             )
     if not _before(deal, r["closed"]):
         failed.append(
-            f"La cuenta se cerró (versión {r['closed'][0]}) antes del reparto (versión {deal[0]})"
+            f"La cuenta se cerró ({_at(r['closed'])}) antes del reparto ({_at(deal)})"
         )
     if not (r["closed"][0] <= r["revealed"][0] and r["closed"][1] <= r["revealed"][1]):
         failed.append(
-            f"Las semillas se revelaron (versión {r['revealed'][0]}) antes de cerrarse la cuenta "
-            f"(versión {r['closed'][0]})"
+            f"Las semillas se revelaron ({_at(r['revealed'])}) antes de cerrarse la cuenta "
+            f"({_at(r['closed'])})"
         )
     expected = derive_deck(server["seed"], [s["seed"] for s in seats], table, game, hand)
     for i, (played, derived) in enumerate(zip(r["deck"], expected, strict=True)):
