@@ -126,6 +126,25 @@ def test_second_vector() -> None:
     assert derive_deck(bytes(32), ZERO_SEEDS, "t", 0, 0) == ZERO_DECK
 
 
+def test_the_document_carries_the_same_vectors() -> None:
+    doc = (ROOT / "docs" / "FAIR_DEAL.md").read_text(encoding="utf-8")
+    vectors = [
+        SERVER_COMMITMENT, *SEAT_COMMITMENTS, ROBOT_SEED_HEX, EXAMPLE_KEY,
+        " ".join(f"{w:08x}" for w in EXAMPLE_WORDS), " ".join(EXAMPLE_DECK), *EXAMPLE_HANDS,
+        ZERO_SERVER_COMMITMENT, ZERO_SEAT0_COMMITMENT, ZERO_KEY, " ".join(ZERO_DECK),
+        "`" + "` `".join(SERVER_MESSAGE[i : i + n] for i, n in _message_fields()) + "`",
+    ]
+    for vector in vectors:
+        assert vector in doc, vector
+
+
+def _message_fields() -> list[tuple[int, int]]:
+    """(offset, length) in hex digits of the server message's parts, seed shortened in the doc."""
+    sizes = [8, 48, 8, 24, 8, 16, 8, 16, 8]
+    offsets = [sum(sizes[:k]) for k in range(len(sizes))]
+    return list(zip(offsets, sizes, strict=True))
+
+
 def test_the_game_deals_card_i_to_seat_i_mod_4() -> None:
     game = Game(Options())
     game.apply({"type": "deal", "deck": EXAMPLE_DECK})
