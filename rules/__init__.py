@@ -22,7 +22,6 @@ from .cards import (
     points_of,
     shuffled_deck,
 )
-from .deal import derive_deck
 from .game import (
     ACTION_TYPES,
     COUNTING,
@@ -48,7 +47,6 @@ __all__ = [
     "ACTION_TYPES", "COUNTING", "DEALING", "DECK", "GAME_OVER", "PASSING", "PASS_DIRECTIONS",
     "PHASES", "PLAYING", "RANKS", "RENEGE_MODES", "SUITS", "SUIT_NAMES", "SUIT_SYMBOLS", "TARGETS",
     "CardError", "Game", "Options", "RulesError", "card_label", "card_points", "cards_of",
-    "derive_deck",
     "illegal_reason", "legal_mask", "mask_of", "parse_card", "pass_direction", "pass_target",
     "points_of", "public_action", "shuffled_deck", "view_for",
 ]
