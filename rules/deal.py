@@ -14,7 +14,8 @@ docs/FAIR_DEAL.md is the specification; this module is its reference implementat
     python -m rules.deal verify RECORD.json     # «reparto verificado», or what fails (exit 1)
     python -m rules.deal example [RECORD.json]  # a valid example record
 
-Standard library only.
+Standard library only.  Import it as ``rules.deal`` (the package does not re-export it: when
+``rules/__init__`` imports it, ``python -m rules.deal`` warns that the module was already imported).
 """
 
 from __future__ import annotations

@@ -444,7 +444,7 @@ def test_cli_verifies_the_example_it_writes(tmp_path: Path) -> None:
     assert written.returncode == 0
     assert json.loads(path.read_text(encoding="utf-8")) == example_record()
     checked = _cli("verify", str(path))
-    assert (checked.returncode, checked.stdout) == (0, "reparto verificado\n")
+    assert (checked.returncode, checked.stdout, checked.stderr) == (0, "reparto verificado\n", "")
 
 
 def test_cli_names_the_failing_check(tmp_path: Path) -> None:
