@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 FLASK := $(VENV)/bin/flask --app app
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: run serve test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-load clean
+.PHONY: run serve test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-deal bench-load clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,10 @@ bench-rules: $(VENV)/.installed
 
 bench-robots: $(VENV)/.installed
 	$(PY) bench/arena.py
+
+# Chi-square uniformity of the checkable deal (docs/FAIR_DEAL.md): 200,000 deals per scenario.
+bench-deal: $(VENV)/.installed
+	$(PY) bench/deal_stats.py
 
 # The load benchmark (docs/RELIABILITY.md): starts the stack itself, SQLite then PostgreSQL,
 # 200 tables at a live pace (5-15 s per decision, judged against the targets), then both modes
