@@ -99,7 +99,12 @@ def init_app(app: Flask) -> None:
     def _http(err: HTTPException) -> Any:
         status = err.code or 500
         code, message = _MESSAGES.get(status, ("http_error", "La solicitud no es válida"))
-        return _error(status, code, message)
+        out = app.make_response(_error(status, code, message))
+        # werkzeug's own headers stay: a 405's Allow (RFC 9110), a 429's Retry-After, ...
+        for name, value in err.get_headers():
+            if name.lower() != "content-type":
+                out.headers[name] = value
+        return out
 
     @app.errorhandler(sa_exc.OperationalError)
     @app.errorhandler(sa_exc.InterfaceError)
