@@ -30,6 +30,7 @@ from .kinds import (
     PROOF_ID_LEN,
     TABLE_NAME_MAX,
     TAUNT_TEXT,
+    VERSION_MAX,
     SeatKind,
     TableStatus,
 )
@@ -155,7 +156,8 @@ def perform(
     if action_id is not None and (not isinstance(action_id, str) or not 1 <= len(action_id) <= 64):
         raise errors.BAD_ACTION_ID.error()
     version = body.get("version")
-    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)
+                                or not 0 <= version <= VERSION_MAX):
         raise errors.BAD_VERSION.error()
 
     with locked_table(table_id) as table:

@@ -49,6 +49,8 @@ CHAT_MAX = 300
 CHAT_SHOWN = 50
 #: Log entries one answer carries at most.
 LOG_MAX = 400
+#: The largest table version a client may name (versions are 32-bit integer columns).
+VERSION_MAX = 2**31 - 1
 #: Action ids at least this long are random enough to name a creation (UUIDs are 36).
 PROOF_ID_LEN = 16
 

@@ -60,7 +60,13 @@ def init_web(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http(err: HTTPException) -> Any:
         status = err.code or 500
-        return refuse(errors.BY_HTTP_STATUS.get(status, errors.BAD_REQUEST), status)
+        out = app.make_response(refuse(errors.BY_HTTP_STATUS.get(status, errors.BAD_REQUEST),
+                                       status))
+        # werkzeug's own headers stay: a 405's Allow (RFC 9110), a 429's Retry-After, ...
+        for name, value in err.get_headers():
+            if name.lower() != "content-type":
+                out.headers[name] = value
+        return out
 
     def _not_set_up(err: Exception) -> Any:
         app.logger.error("the database has no tables: run «flask --app app setup» (%s)",

@@ -15,7 +15,7 @@ How it fits together:
 - Outbox rows are sent by whoever claims them first (a lease, ``UPDATE ... WHERE lease_until``):
   the sender thread right away, the scheduler for retries. 404/410 delete the subscription by its
   endpoint; 429 and 5xx retry later honouring Retry-After; anything else is logged and dropped.
-- Where a push may go (tables/push_net.py): subscriptions name an https endpoint on a known push
+- Where a push may go (tables/push/net.py): subscriptions name an https endpoint on a known push
   service, and the transport only connects to public addresses and never follows a redirect.
 """
 

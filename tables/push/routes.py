@@ -18,6 +18,7 @@ from ..identity import current_device_id
 from ..kinds import SeatKind
 from ..models import (
     DEFAULT_REMINDER_MINUTES,
+    ENDPOINT_MAX,
     PushSubscription,
     PushTable,
     PushTurn,
@@ -26,7 +27,7 @@ from ..models import (
     utcnow,
 )
 from .delivery import REMINDER_CHOICES_HOURS
-from .net import endpoint_ok, normalize_hosts
+from .net import PUSH_HOSTS, endpoint_ok, normalize_hosts
 from .vapid import b64url_decode
 
 bp = Blueprint("push", __name__)
@@ -250,50 +251,76 @@ def api_settings(table_id: str) -> Response | tuple[Response, int]:
 
 
 def openapi_paths() -> dict[str, Any]:
-    """This blueprint's part of /api/openapi.json (tables/openapi.py merges it in)."""
+    """This blueprint's part of /api/openapi.json (tables/openapi.py merges it in and adds what
+    every POST shares: the X-CSRFToken header, 400 csrf, 413, 503)."""
     tid = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"}}
     csrf = {"name": "X-CSRFToken", "in": "header", "required": True,
-            "schema": {"type": "string"}}
-    err = {"description": "error", "content": {"application/json": {
-        "schema": {"$ref": "#/components/schemas/Error"}}}}
+            "schema": {"type": "string", "minLength": 1}}
+
+    def err(desc: str) -> dict[str, Any]:
+        return {"description": desc, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/Error"}}}}
+
     status = {"description": "this device's notices at the table", "content": {
-        "application/json": {"schema": {"type": "object", "properties": {
-            "public_key": {"type": "string"}, "seat": {"type": "integer", "nullable": True},
-            "subscribed": {"type": "boolean"}, "reminder_hours": {"type": "number"},
-            "reminder_choices": {"type": "array", "items": {"type": "integer"}},
-            "is_host": {"type": "boolean"}}}}}}
+        "application/json": {"schema": {"type": "object", "required": [
+            "public_key", "seat", "subscribed", "reminder_hours", "reminder_choices", "is_host"],
+            "properties": {
+                "public_key": {"type": "string"},
+                "seat": {"type": "integer", "minimum": 0, "maximum": 3, "nullable": True},
+                "subscribed": {"type": "boolean"}, "reminder_hours": {"type": "number"},
+                "reminder_choices": {"type": "array", "items": {"type": "integer"}},
+                "is_host": {"type": "boolean"}}}}}}
 
-    def body(props: dict[str, Any]) -> dict[str, Any]:
-        return {"required": True, "content": {"application/json": {
-            "schema": {"type": "object", "properties": props}}}}
+    def body(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+        return {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": required, "properties": props}}}}
 
-    subscription = {"type": "object", "properties": {
-        "endpoint": {"type": "string"}, "keys": {"type": "object", "properties": {
-            "p256dh": {"type": "string"}, "auth": {"type": "string"}}}}}
+    # What the server accepts (_subscription): https on a known push service (or, by
+    # configuration, PUSH_ENDPOINT_HOSTS / PUSH_INSECURE_ENDPOINTS), at most ENDPOINT_MAX
+    # characters; p256dh an uncompressed P-256 point (65 bytes from 0x04), auth 16 bytes, both
+    # base64url without padding.
+    hosts = "|".join(h.replace(".", r"\.") for h in PUSH_HOSTS)
+    subscription = {"type": "object", "required": ["endpoint", "keys"], "properties": {
+        "endpoint": {"type": "string", "maxLength": ENDPOINT_MAX,
+                     "pattern": rf"^https://([a-z0-9-]{{1,20}}\.){{0,3}}({hosts})"
+                                r"/[A-Za-z0-9._~/-]{0,900}$"},
+        "keys": {"type": "object", "required": ["p256dh", "auth"], "properties": {
+            "p256dh": {"type": "string", "pattern": r"^B[A-P][A-Za-z0-9_-]{85}$"},
+            "auth": {"type": "string", "pattern": r"^[A-Za-z0-9_-]{22}$"}}}}}
     return {
         "/api/push/key": {"get": {
             "summary": "The VAPID public key (applicationServerKey)",
             "responses": {"200": {"description": "the key", "content": {"application/json": {
-                "schema": {"type": "object", "properties": {
+                "schema": {"type": "object", "required": ["public_key"], "properties": {
                     "public_key": {"type": "string"}}}}}}}}},
         "/api/tables/{table_id}/push": {
             "get": {"summary": "Whether this device gets «Te toca» notices here",
-                    "parameters": [tid], "responses": {"200": status, "404": err}},
+                    "parameters": [tid],
+                    "responses": {"200": status, "404": err("no such table")}},
             "post": {"summary": "Subscribe this device's seat (PushSubscription.toJSON())",
                      "parameters": [tid, csrf],
-                     "requestBody": body({"subscription": subscription}),
-                     "responses": {"200": status, "400": err, "403": err, "404": err}}},
+                     "requestBody": body({"subscription": subscription}, ["subscription"]),
+                     "responses": {"200": status,
+                                   "400": err("bad_json, bad_subscription, csrf"),
+                                   "403": err("not_seated"), "404": err("no such table")}}},
         "/api/tables/{table_id}/push/off": {"post": {
-            "summary": "Turn this device's notices off at this table",
-            "parameters": [tid, csrf], "responses": {"200": status, "404": err}}},
+            "summary": "Turn this device's notices off at this table (no body)",
+            "parameters": [tid, csrf],
+            "responses": {"200": status, "400": err("csrf"), "404": err("no such table")}}},
         "/api/tables/{table_id}/push/presence": {"post": {
             "summary": "The page is visible (heartbeat) or hidden: no push while visible",
-            "parameters": [tid, csrf], "requestBody": body({"visible": {"type": "boolean"}}),
-            "responses": {"200": {"description": "noted"}, "400": err, "404": err}}},
+            "parameters": [tid, csrf],
+            "requestBody": body({"visible": {"type": "boolean"}}, ["visible"]),
+            "responses": {"200": {"description": "noted", "content": {"application/json": {
+                "schema": {"type": "object", "required": ["visible", "seconds"], "properties": {
+                    "visible": {"type": "boolean"}, "seconds": {"type": "integer"}}}}}},
+                "400": err("bad_json, bad_presence, csrf"), "404": err("no such table")}}},
         "/api/tables/{table_id}/push/settings": {"post": {
             "summary": "Host: the reminder's delay in hours",
             "parameters": [tid, csrf],
             "requestBody": body({"reminder_hours": {"type": "integer",
-                                                    "enum": list(REMINDER_CHOICES_HOURS)}}),
-            "responses": {"200": status, "400": err, "403": err, "404": err}}},
+                                                    "enum": list(REMINDER_CHOICES_HOURS)}},
+                                ["reminder_hours"]),
+            "responses": {"200": status, "400": err("bad_json, bad_reminder, csrf"),
+                          "403": err("not_host"), "404": err("no such table")}}},
     }
