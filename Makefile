@@ -39,6 +39,7 @@ chromium:
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict rules robots
+	$(VENV)/bin/lint-imports
 
 # The whole suite on SQLite, then the database tests again on PostgreSQL.
 # pytest exits 5 when no test ran: make treats that, like any failure, as an error.
