@@ -40,6 +40,7 @@ chromium:
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --strict rules robots tables deploy app.py serve.py
+	$(VENV)/bin/lint-imports
 
 # The whole suite on SQLite, then the database tests again on PostgreSQL.
 # pytest exits 5 when no test ran: make treats that, like any failure, as an error.

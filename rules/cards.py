@@ -26,14 +26,20 @@ RANK_NAMES = {
 DECK: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
 INDEX: dict[str, int] = {c: i for i, c in enumerate(DECK)}
 
+#: The 13 cards of each suit, by suit number.
 SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
-HEARTS_MASK = SUIT_MASK[HEARTS]
+CLUBS_MASK, DIAMONDS_MASK, HEARTS_MASK, SPADES_MASK = SUIT_MASK
 TWO_OF_CLUBS = INDEX["2C"]
 QUEEN_OF_SPADES = INDEX["QS"]
 QS_BIT = 1 << QUEEN_OF_SPADES
 TWO_C_BIT = 1 << TWO_OF_CLUBS
+#: The cards that score: every heart (1 point each) and Q♠ (13).
 POINTS_MASK = HEARTS_MASK | QS_BIT
 FULL_MASK = (1 << 52) - 1
+#: Points of each card index: 1 for a heart, 13 for Q♠, 0 for the rest.
+CARD_POINTS: tuple[int, ...] = tuple(
+    13 if i == QUEEN_OF_SPADES else 1 if i // 13 == HEARTS else 0 for i in range(52)
+)
 
 #: Bit of each card string (``"QS"`` -> ``1 << 49``), so dealing and passing skip parsing.
 CARD_BIT: dict[str, int] = {c: 1 << i for i, c in enumerate(DECK)}
@@ -115,8 +121,8 @@ def points_of_mask(mask: int) -> int:
 
 
 def card_points(card: str) -> int:
-    i = parse_card(card)
-    return 1 if suit_of(i) == HEARTS else 13 if i == QUEEN_OF_SPADES else 0
+    """Points of one card: 1 for a heart, 13 for Q♠, 0 for the rest."""
+    return CARD_POINTS[parse_card(card)]
 
 
 def shuffled_deck(rng: random.Random | None = None) -> list[str]:

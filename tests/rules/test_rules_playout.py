@@ -6,8 +6,10 @@ import json
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rules import DECK, Game, Options
+from rules import DECK, Game, Options, legal_mask
 from rules.cards import bits
 
 
@@ -53,3 +55,50 @@ def test_playout_needs_the_playing_phase() -> None:
     g = Game(Options())
     with pytest.raises(ValueError):
         g.finish_hand_randomly(random.Random(1))
+
+
+class _Draws(random.Random):
+    """A random source that returns the given numbers in turn (then 0.5), so hypothesis chooses
+    every card of a playout."""
+
+    def __init__(self, draws: list[float]) -> None:
+        super().__init__(0)
+        self.draws = list(draws)
+
+    def random(self) -> float:
+        return self.draws.pop(0) if self.draws else 0.5
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    renege=st.sampled_from(["impedido", "permitido"]),
+    prefix=st.integers(0, 51),
+    renege_bias=st.floats(0, 1),
+    draws=st.lists(st.floats(0, 1, exclude_max=True), max_size=52),
+)
+def test_playout_copy_of_the_rules_equals_legal_mask(
+    seed: int, renege: str, prefix: int, renege_bias: float, draws: list[float]
+) -> None:
+    """finish_hand_randomly inlines the rules of play; from any position it plays exactly the cards
+    legal_mask allows (each draw picks one of them: a different legal set picks another card)."""
+    rng = random.Random(seed)
+    fast = _dealt(seed, renege)
+    for _ in range(prefix):
+        seat = fast.turn
+        assert seat is not None
+        legal = bits(fast.legal_mask(seat))
+        reneges = bits(fast.renege_mask(seat))
+        choice = reneges if reneges and rng.random() < renege_bias else legal
+        fast.play_index(seat, rng.choice(choice))
+    slow = Game.from_json(fast.to_json())
+    fast.finish_hand_randomly(_Draws(draws))
+    source = _Draws(draws)
+    while slow.phase == "playing":
+        seat = slow.turn
+        assert seat is not None
+        permitido = renege == "permitido"
+        h = slow.hands[seat]
+        legal = bits(legal_mask(h, slow.led_suit, slow.first_trick, slow.hearts_broken, permitido))
+        slow.play_index(seat, legal[int(source.random() * len(legal))])
+    assert fast.to_json() == slow.to_json()
