@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 import requests
-from browserkit import ARGS, CHROMIUM, ROOT
 from playwright.sync_api import Browser
+
+from tests.browser.browserkit import ARGS, CHROMIUM, ROOT
 
 
 def _free_port() -> int:

@@ -5,7 +5,9 @@ trick and the hand order (dragged sideways) work and survive a reload."""
 from __future__ import annotations
 
 import pytest
-from browserkit import (
+from playwright.sync_api import Browser, Response
+
+from tests.browser.browserkit import (
     Watch,
     add_robot,
     add_robots_and_start,
@@ -15,7 +17,6 @@ from browserkit import (
     open_table,
     shot,
 )
-from playwright.sync_api import Browser, Response
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,17 @@ import re
 import time
 
 import pytest
-from browserkit import Watch, cards_in, click_card, new_context, open_table, play_one, shot
 from playwright.sync_api import Browser, Page, Response
+
+from tests.browser.browserkit import (
+    Watch,
+    cards_in,
+    click_card,
+    new_context,
+    open_table,
+    play_one,
+    shot,
+)
 
 pytestmark = pytest.mark.browser
 

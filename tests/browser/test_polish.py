@@ -8,7 +8,9 @@ import time
 from typing import Any
 
 import pytest
-from browserkit import (
+from playwright.sync_api import Browser, Page
+
+from tests.browser.browserkit import (
     LAYOUT_JS,
     SHOTS,
     SIZES,
@@ -22,7 +24,6 @@ from browserkit import (
     play_one,
     shot,
 )
-from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.browser
 

@@ -6,8 +6,17 @@ from __future__ import annotations
 import time
 
 import pytest
-from browserkit import Watch, add_robot, click_card, new_context, open_table, pass_three, shot
 from playwright.sync_api import Browser, Page
+
+from tests.browser.browserkit import (
+    Watch,
+    add_robot,
+    click_card,
+    new_context,
+    open_table,
+    pass_three,
+    shot,
+)
 
 pytestmark = pytest.mark.browser
 

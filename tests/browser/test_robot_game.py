@@ -7,7 +7,9 @@ import re
 import time
 
 import pytest
-from browserkit import (
+from playwright.sync_api import Browser
+
+from tests.browser.browserkit import (
     Watch,
     add_robots_and_start,
     cards_in,
@@ -20,7 +22,6 @@ from browserkit import (
     play_one,
     shot,
 )
-from playwright.sync_api import Browser
 
 pytestmark = pytest.mark.browser
 

@@ -4,16 +4,13 @@ scheduler in-process and an en vivo clock of a few seconds; Debian's Chromium)."
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
-from browserkit import ARGS, CHROMIUM, Watch, new_context, pass_three, shot  # noqa: E402
-from playwright.sync_api import Browser  # noqa: E402
+from tests.browser.browserkit import ARGS, CHROMIUM, Watch, new_context, pass_three, shot
 
 pytestmark = pytest.mark.browser
 

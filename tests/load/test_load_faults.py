@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from corazones_testkit import HttpPlayer, wait_until
-from load_kit import (
+
+from tests.kit import HttpPlayer, wait_until
+from tests.load.load_kit import (
     PG_BASE,
     Stack,
     TcpProxy,

@@ -1,14 +1,11 @@
 """Push tests' kit: a real local HTTP server acting as the push service, real subscription keys,
-real decryption (http_ece, aes128gcm) and a real check of the VAPID JWT.
-
-Not a conftest.py: several conftest.py files in directories without __init__.py shadow each other
-as the module ``conftest``; the root one's helpers are loaded here by path instead."""
+real decryption (http_ece, aes128gcm) and a real check of the VAPID JWT (the ``push_service``
+fixture is in tests/push/conftest.py)."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import importlib.util
 import json
 import os
 import threading
@@ -16,21 +13,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import http_ece
-import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, utils
-
-_spec = importlib.util.spec_from_file_location(
-    "corazones_tests_root", Path(__file__).resolve().parent.parent / "conftest.py")
-assert _spec is not None and _spec.loader is not None
-root = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(root)
-
 
 
 def b64url(data: bytes) -> str:
@@ -113,12 +101,6 @@ def running_push_service() -> Iterator[PushService]:
     finally:
         httpd.shutdown()
         httpd.server_close()
-
-
-@pytest.fixture(name="push_service")
-def push_service_fixture() -> Iterator[PushService]:
-    with running_push_service() as svc:
-        yield svc
 
 
 class Subscriber:

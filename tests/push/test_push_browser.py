@@ -12,12 +12,9 @@ import time
 from typing import Any
 
 import pytest
-from pushkit import (  # noqa: F401 - the fixture is used by name
-    PushService,
-    Subscriber,
-    push_service_fixture,
-    root,
-)
+
+from tests.kit import HttpPlayer
+from tests.push.pushkit import PushService, Subscriber
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -38,7 +35,7 @@ def test_service_worker_shows_the_push_and_opens_the_table(
         push_service: PushService, server_factory: Any, playwright_session: Any) -> None:
     srv = server_factory(PUSH_INSECURE_ENDPOINTS="1", PUSH_SWEEP="0.3", ROBOT_DELAY="0")
     base = srv.url
-    ana, beto = root.HttpPlayer(base), root.HttpPlayer(base)
+    ana, beto = HttpPlayer(base), HttpPlayer(base)
     tid = ana.post("/api/tables", {"host_name": "Ana", "target": 50}).json()["table_id"]
     assert beto.act(tid, "sit", name="Beto").status_code == 200
     for seat in (2, 3):
@@ -133,7 +130,7 @@ def test_table_page_offers_notices_and_explains_the_iphone_home_screen(
         server_factory: Any, playwright_session: Any) -> None:
     srv = server_factory(PUSH_INSECURE_ENDPOINTS="1", ROBOT_DELAY="0")
     base = srv.url
-    ana, beto = root.HttpPlayer(base), root.HttpPlayer(base)
+    ana, beto = HttpPlayer(base), HttpPlayer(base)
     tid = ana.post("/api/tables", {"host_name": "Ana", "target": 50}).json()["table_id"]
     assert beto.act(tid, "sit", name="Beto").status_code == 200
     links = {"desktop": ana.state(tid)["me"]["seat_link"],

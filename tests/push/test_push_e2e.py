@@ -11,32 +11,27 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pushkit import (  # noqa: F401 - the fixture is used by name
-    PushService,
-    Subscriber,
-    push_service_fixture,
-    root,
-    verify_vapid,
-)
 from sqlalchemy import select, update
 
 from tables.db import db
 from tables.push import PushOutbox, PushSubscription, PushTurn, send_due_reminders, stop_sender
+from tests.kit import Player, close_app, make_app, wait_until
+from tests.push.pushkit import PushService, Subscriber, verify_vapid
 
 CARD = re.compile(r"\b(10|[2-9TJQKA])[CDHS♠♥♦♣]\b")
 
 
 @pytest.fixture()
 def papp(migrated: str) -> Iterator[Any]:
-    app = root.make_app(migrated, PUSH_INSECURE_ENDPOINTS=True, PUSH_SWEEP=0.2,
-                        PUSH_BACKOFF=0.5, ROBOT_DELAY=0.0)
+    app = make_app(migrated, PUSH_INSECURE_ENDPOINTS=True, PUSH_SWEEP=0.2,
+                   PUSH_BACKOFF=0.5, ROBOT_DELAY=0.0)
     yield app
     stop_sender(app)
-    root.close_app(app)
+    close_app(app)
 
 
 def seat_table(app: Any, names: list[str], robots: int = 0) -> tuple[str, list[Any]]:
-    players = [root.Player(app) for _ in names]
+    players = [Player(app) for _ in names]
     tid = players[0].create(names[0])
     for p, name in zip(players[1:], names[1:], strict=True):
         p.act(tid, "sit", name=name)
@@ -125,7 +120,7 @@ def test_turn_push_is_encrypted_signed_and_names_the_table(
                 db.session.rollback()  # a fresh snapshot on the next try (SQLite WAL keeps one)
             return row
 
-        turn = root.wait_until(turn_row, 10)
+        turn = wait_until(turn_row, 10)
         # Beto may have won the trick he closed: then his own card began this turn.
         assert turn.first == ("own_action" if last["seat"] == 1 else "visible")
         db.session.rollback()
@@ -158,7 +153,7 @@ def _past() -> Any:
 @pytest.mark.db
 def test_subscribe_status_settings_and_unsubscribe(papp: Any, push_service: PushService) -> None:
     tid, (ana, beto) = seat_table(papp, ["Ana", "Beto"])
-    watcher = root.Player(papp)
+    watcher = Player(papp)
     sub = Subscriber(push_service, "b")
     api = f"/api/tables/{tid}/push"
     r = watcher.post(api, {"subscription": sub.subscription()})
@@ -200,7 +195,7 @@ def test_service_worker_and_manifest_at_the_root(papp: Any) -> None:
     assert doc["name"] == "Corazones" and doc["display"] == "standalone"
     sizes = {i["sizes"] for i in doc["icons"]}
     assert {"192x192", "512x512"} <= sizes
-    tid = root.Player(papp).create("Ana")
+    tid = Player(papp).create("Ana")
     per_table = json.loads(c.get(f"/t/{tid}/manifest.webmanifest").data)
     assert per_table["start_url"] == f"/t/{tid}" and per_table["name"] == "Corazones · Mesa de Ana"
     assert per_table["icons"] == doc["icons"]
@@ -247,7 +242,7 @@ def test_push_service_failures_delete_retry_and_log(
 
     for name in ("gone", "missing"):
         push_service.wait_for(subs[name].path)
-        root.wait_until(lambda n=name: subscription_gone(subs[n].endpoint), 10)
+        wait_until(lambda n=name: subscription_gone(subs[n].endpoint), 10)
     busy = push_service.wait_for("/push/busy", 2, timeout=20)
     assert busy[1].at - busy[0].at >= 1.9  # Retry-After honoured
     flaky = push_service.wait_for("/push/flaky", 3, timeout=20)
@@ -265,8 +260,8 @@ def test_push_service_failures_delete_retry_and_log(
             db.session.rollback()
             return st
 
-    root.wait_until(lambda: outbox("bad") == "failed", 10)
-    root.wait_until(lambda: outbox("busy") == "sent" and outbox("flaky") == "sent", 10)
+    wait_until(lambda: outbox("bad") == "failed", 10)
+    wait_until(lambda: outbox("busy") == "sent" and outbox("flaky") == "sent", 10)
     assert not subscription_gone(subs["bad"].endpoint)  # a 400 keeps the subscription
     time.sleep(0.8)
     assert len(push_service.to("/push/bad")) == 1  # not retried

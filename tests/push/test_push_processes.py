@@ -16,14 +16,10 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from pushkit import (  # noqa: F401 - the fixture is used by name
-    PushService,
-    Subscriber,
-    push_service_fixture,
-    root,
-)
 
 from tables.models import utcnow
+from tests.kit import ROOT, HttpPlayer
+from tests.push.pushkit import PushService, Subscriber
 
 ENV = {"PUSH_INSECURE_ENDPOINTS": "1", "PUSH_SWEEP": "0.3", "PUSH_BACKOFF": "0.5",
        "ROBOT_DELAY": "0"}
@@ -38,7 +34,7 @@ class Scheduler:
         self.env.update({"DATABASE_URL": database_url, "CORAZONES_INSTANCE": str(instance),
                          "SCHEDULER": "off", "SECRET_KEY": "test-secret", "ROBOT_SWEEP": "0.5"})
         self.proc = subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "scheduler"],
-                                     cwd=root.ROOT, env=self.env, stdout=subprocess.DEVNULL,
+                                     cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
 
     def stop(self) -> None:
@@ -56,7 +52,7 @@ class Roaming:
 
     def __init__(self, servers: list[Any]) -> None:
         self.servers = servers
-        self.p = root.HttpPlayer(servers[0].url)
+        self.p = HttpPlayer(servers[0].url)
         self.n = 0
 
     def _next(self) -> None:

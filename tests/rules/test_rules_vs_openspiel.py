@@ -32,10 +32,10 @@ from typing import Any
 
 import pyspiel
 import pytest
-from rules_testkit import deck_for, h
 
 from rules import DECK, Game, Options, pass_direction
 from rules.cards import INDEX, bits
+from tests.rules.rules_testkit import deck_for, h
 
 OPENSPIEL_PARAMS = {
     "pass_cards": True,

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from corazones_testkit import HttpPlayer, wait_until
 
 import robots
 from rules import Game, Options
+from tests.kit import HttpPlayer, wait_until
 
 pytestmark = pytest.mark.db
 

@@ -11,7 +11,8 @@ import time
 from typing import Any
 
 import pytest
-from corazones_testkit import ROOT, HttpPlayer, wait_until
+
+from tests.kit import ROOT, HttpPlayer, wait_until
 
 pytestmark = pytest.mark.db
 
@@ -26,7 +27,7 @@ def test_a_separate_robot_worker_process_plays_the_robots(server_factory, migrat
     for seat in (1, 2, 3):
         host.act(tid, "add_robot", seat=seat)
     host.act(tid, "start")
-    time.sleep(0.5)
+    time.sleep(0.5)  # a check that nothing happens: a robot's chance to (wrongly) act in the web
     assert host.state(tid)["view"]["pass_confirmed"] == [False] * 4  # nobody plays them yet
     worker = subprocess.Popen(
         [sys.executable, "-m", "flask", "--app", "app", "robots"], cwd=ROOT,
