@@ -40,12 +40,13 @@ class Received:
 
 @dataclass
 class PushService:
-    """Records every POST; answers per path from a script (default 201 Created)."""
+    """Records every POST; answers per path from a script (default 201 Created), and holds the
+    answer to a path while its ``hold`` event is not set."""
 
     url: str = ""
     received: list[Received] = field(default_factory=list)
     script: dict[str, list[tuple[int, dict[str, str]]]] = field(default_factory=dict)
-    delay: dict[str, float] = field(default_factory=dict)
+    hold: dict[str, threading.Event] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def on(self, path: str, *answers: tuple[int, dict[str, str]]) -> None:
@@ -75,7 +76,9 @@ def running_push_service() -> Iterator[PushService]:
             length = int(self.headers.get("Content-Length", "0"))
             body = self.rfile.read(length)
             path = urlparse(self.path).path
-            time.sleep(svc.delay.get(path, 0.0))
+            gate = svc.hold.get(path)
+            if gate is not None:  # a push service that has not answered yet
+                gate.wait(60)
             with svc.lock:
                 answers = svc.script.get(path)
                 status, headers = answers.pop(0) if answers else (201, {})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +14,14 @@ import pytest
 from sqlalchemy import select, update
 
 from tables.db import db
-from tables.push import PushOutbox, PushSubscription, PushTurn, send_due_reminders, stop_sender
+from tables.push import (
+    PushOutbox,
+    PushSubscription,
+    PushTurn,
+    drain,
+    send_due_reminders,
+    stop_sender,
+)
 from tests.kit import Player, close_app, make_app, wait_until
 from tests.push.pushkit import PushService, Subscriber, verify_vapid
 
@@ -54,15 +61,16 @@ def view(p: Any, tid: str) -> dict[str, Any]:
 
 def play_until(ana: Any, tid: str, stop_seat: int, timeout: float = 20.0) -> dict[str, Any]:
     """Ana plays her turns (robots play theirs) until ``stop_seat`` must play."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
+
+    def step() -> dict[str, Any] | None:
         v = view(ana, tid)
         if v["phase"] == "playing" and v["to_act"] == [stop_seat]:
             return v
         if v["phase"] == "playing" and v["to_act"] == [0]:
             ana.act(tid, "play", card=v["legal"][0], expect=None)
-        time.sleep(0.02)
-    raise AssertionError("the turn never came")
+        return None
+
+    return dict(wait_until(step, timeout))
 
 
 @pytest.mark.db
@@ -75,9 +83,10 @@ def test_turn_push_is_encrypted_signed_and_names_the_table(
     public_key = status["public_key"]
     assert public_key == papp.config["VAPID_PUBLIC_KEY"] and len(public_key) == 87
 
-    t0 = time.monotonic()
+    answer = push_service.hold[sub.path] = threading.Event()
     ana.act(tid, "start")  # Beto must pass now, because of Ana's action
-    assert time.monotonic() - t0 < 2.0
+    assert push_service.to(sub.path) == []  # the move did not wait for the push service
+    answer.set()
     (first,) = push_service.wait_for(sub.path)
     payload = sub.decrypt(first)
     assert payload["title"] == "Te toca"
@@ -138,7 +147,9 @@ def test_turn_push_is_encrypted_signed_and_names_the_table(
     reminder = sub.decrypt(pushes[2])
     assert reminder["kind"] == "reminder" and reminder["turn"] == key2
     assert reminder["body"] == "Mesa de Ana: sigue siendo tu turno, juega tu carta"
-    time.sleep(0.6)  # a few sender sweeps: nothing more
+    with papp.app_context():  # a sweep of the outbox, here and now: nothing more to send
+        drain()
+        db.session.remove()
     assert len(push_service.to(sub.path)) == 3
 
 
@@ -218,7 +229,7 @@ def test_push_service_failures_delete_retry_and_log(
     push_service.on("/push/busy", (429, {"Retry-After": "2"}), (201, {}))
     push_service.on("/push/flaky", (500, {}), (503, {"Retry-After": "1"}), (201, {}))
     push_service.on("/push/bad", (400, {}))
-    push_service.delay["/push/slow"] = 3.0
+    slow_answer = push_service.hold["/push/slow"] = threading.Event()
     t1, (ana, beto, cata, dani) = seat_table(papp, ["Ana", "Beto", "Cata", "Dani"])
     t2, (ana2, eva, fede, gus) = seat_table(papp, ["Ana", "Eva", "Fede", "Gus"])
     subs = {}
@@ -227,11 +238,11 @@ def test_push_service_failures_delete_retry_and_log(
         subs[name] = Subscriber(push_service, name)
         subscribe(p, tid, subs[name])
 
-    for host, tid in ((ana2, t2), (ana, t1)):  # the slow push service never delays a move
-        t0 = time.monotonic()
+    for host, tid in ((ana2, t2), (ana, t1)):  # a push service that does not answer...
         r = host.act(tid, "start")
-        assert time.monotonic() - t0 < 1.5
         assert r.get_json()["state"]["table"]["status"] == "playing"
+    assert push_service.to("/push/slow") == []  # ...has not answered, and never held a move
+    slow_answer.set()
 
     def subscription_gone(endpoint: str) -> bool:
         with papp.app_context():
@@ -263,7 +274,9 @@ def test_push_service_failures_delete_retry_and_log(
     wait_until(lambda: outbox("bad") == "failed", 10)
     wait_until(lambda: outbox("busy") == "sent" and outbox("flaky") == "sent", 10)
     assert not subscription_gone(subs["bad"].endpoint)  # a 400 keeps the subscription
-    time.sleep(0.8)
+    with papp.app_context():  # a sweep of the outbox, here and now: the refused one stays
+        drain()
+        db.session.remove()
     assert len(push_service.to("/push/bad")) == 1  # not retried
     assert len(push_service.to("/push/gone")) == 1
     logs = caplog.text
