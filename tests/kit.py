@@ -9,10 +9,11 @@ import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -116,24 +117,45 @@ class Server:
                          "RATELIMIT_KEY_PREFIX": "test" + secrets.token_hex(6)})
         self.env.update(env)
         self.proc: subprocess.Popen[bytes] | None = None
+        self.log: IO[bytes] | None = None
 
     def start(self) -> Server:
+        # what the server writes to stderr, kept for the error below (a pipe nobody reads could
+        # fill up and stall the server)
+        self.close_log()
+        self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tables.serve", "--port", str(self.port)], cwd=ROOT,
-            env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env=self.env, stdout=subprocess.DEVNULL, stderr=self.log,
         )
         import requests
 
-        end = time.monotonic() + 90  # a loaded CI machine starts Python slowly
-        while time.monotonic() < end:
+        def answers() -> bool:
+            assert self.proc is not None
             if self.proc.poll() is not None:
-                raise RuntimeError("server exited at start")
+                raise RuntimeError("server exited at start: " + self.stderr())
             try:
-                requests.get(self.url + "/api/csrf", timeout=5)
-                return self
+                requests.get(self.url + "/api/csrf", timeout=5).close()
+                return True
             except requests.ConnectionError:
-                time.sleep(0.05)
-        raise RuntimeError("server did not start")
+                return False
+
+        try:
+            wait_until(answers, 90, 0.05)  # a loaded CI machine starts Python slowly
+        except AssertionError:
+            raise RuntimeError("server did not start: " + self.stderr()) from None
+        return self
+
+    def stderr(self) -> str:
+        if self.log is None:
+            return ""
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")
+
+    def close_log(self) -> None:
+        if self.log is not None:
+            self.log.close()
+            self.log = None
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -148,6 +170,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self.close_log()
 
 
 class HttpPlayer:

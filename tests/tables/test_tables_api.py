@@ -12,7 +12,7 @@ import robots
 from tables import service
 from tables.db import db
 from tables.models import Action, Table
-from tests.kit import Player, close_app, make_app, wait_until
+from tests.kit import ROOT, Player, close_app, make_app, wait_until
 
 pytestmark = pytest.mark.db
 
@@ -452,8 +452,7 @@ def test_openapi_document_matches_the_routes(app):
     assert documented - routes == set(), "documented routes that do not exist"
     enum = doc["components"]["schemas"]["Action"]["properties"]["type"]["enum"]
     assert set(enum) == set(service.HANDLERS)
-    api_md = (service.__file__.rsplit("/tables/", 1)[0] + "/docs/API.md")
-    text = open(api_md, encoding="utf-8").read()
+    text = (ROOT / "docs" / "API.md").read_text(encoding="utf-8")
     for path, _ in routes:
         assert path.replace("{table_id}", "<id>") in text, f"{path} is missing from docs/API.md"
     for kind in service.ACTION_TYPES:

@@ -46,6 +46,11 @@ def test_a_separate_robot_worker_process_plays_the_robots(server_factory, migrat
         worker.wait(timeout=10)
 
 
+def _nice(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[16])
+
+
 def _search_children(pid: int) -> list[tuple[int, int]]:
     """(pid, nice) of the robot search processes started by process ``pid``."""
     sys.path.insert(0, str(ROOT / "bench"))
@@ -99,7 +104,9 @@ def test_difficult_robots_search_in_lower_priority_processes(server_factory):
         wait_until(lambda: robot_plays() >= 6, 60)
         searchers = _search_children(worker.pid)
         assert len(searchers) == 1, searchers
-        assert all(nice == 5 for _, nice in searchers), searchers
+        # ROBOT_NICE is added to the worker's own niceness (the suite may itself run niced)
+        lower = min(19, _nice(worker.pid) + 5)
+        assert all(nice == lower for _, nice in searchers), (lower, searchers)
         assert worker.poll() is None
     finally:
         worker.terminate()
