@@ -20,6 +20,8 @@ import http_ece
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, utils
 
+from tests.kit import wait_until
+
 
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
@@ -57,13 +59,12 @@ class PushService:
             return [r for r in self.received if r.path == path]
 
     def wait_for(self, path: str, n: int = 1, timeout: float = 15.0) -> list[Received]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            got = self.to(path)
-            if len(got) >= n:
-                return got
-            time.sleep(0.02)
-        raise AssertionError(f"{path}: {len(self.to(path))} pushes, wanted {n}")
+        try:
+            got: list[Received] = wait_until(
+                lambda: got if len(got := self.to(path)) >= n else None, timeout)
+        except AssertionError:
+            raise AssertionError(f"{path}: {len(self.to(path))} pushes, wanted {n}") from None
+        return got
 
 
 @contextlib.contextmanager

@@ -12,12 +12,9 @@ from typing import Any
 
 import pytest
 
+from tests.browser.browserkit import ARGS, CHROMIUM
 from tests.kit import HttpPlayer, wait_until
 from tests.push.pushkit import PushService, Subscriber
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def _until(page: Any, pred: Any, timeout: float = 10) -> Any:

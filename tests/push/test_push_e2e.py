@@ -196,13 +196,13 @@ def test_subscribe_status_settings_and_unsubscribe(papp: Any, push_service: Push
 
 def test_service_worker_and_manifest_at_the_root(papp: Any) -> None:
     c = papp.test_client()
-    sw = c.get("/sw.js")
-    assert sw.status_code == 200 and sw.headers["Service-Worker-Allowed"] == "/"
-    assert "javascript" in sw.content_type
-    assert b"notificationclick" in sw.data and b"showNotification" in sw.data
-    m = c.get("/manifest.webmanifest")
-    assert m.status_code == 200 and m.content_type.startswith("application/manifest+json")
-    doc = json.loads(m.data)
+    with c.get("/sw.js") as sw:  # a file answer: closed when done
+        assert sw.status_code == 200 and sw.headers["Service-Worker-Allowed"] == "/"
+        assert "javascript" in sw.content_type
+        assert b"notificationclick" in sw.data and b"showNotification" in sw.data
+    with c.get("/manifest.webmanifest") as m:
+        assert m.status_code == 200 and m.content_type.startswith("application/manifest+json")
+        doc = json.loads(m.data)
     assert doc["name"] == "Corazones" and doc["display"] == "standalone"
     sizes = {i["sizes"] for i in doc["icons"]}
     assert {"192x192", "512x512"} <= sizes
@@ -212,11 +212,12 @@ def test_service_worker_and_manifest_at_the_root(papp: Any) -> None:
     assert per_table["icons"] == doc["icons"]
     assert c.get("/t/nope/manifest.webmanifest").status_code == 404
     for icon in doc["icons"]:
-        r = c.get(icon["src"])
-        assert r.status_code == 200, icon
+        with c.get(icon["src"]) as r:
+            assert r.status_code == 200, icon
+            data = r.data
         if icon["type"] == "image/png":
-            assert r.data[:8] == b"\x89PNG\r\n\x1a\n"
-            w, h = int.from_bytes(r.data[16:20], "big"), int.from_bytes(r.data[20:24], "big")
+            assert data[:8] == b"\x89PNG\r\n\x1a\n"
+            w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
             assert f"{w}x{h}" == icon["sizes"]
 
 
@@ -255,6 +256,7 @@ def test_push_service_failures_delete_retry_and_log(
         push_service.wait_for(subs[name].path)
         wait_until(lambda n=name: subscription_gone(subs[n].endpoint), 10)
     busy = push_service.wait_for("/push/busy", 2, timeout=20)
+    # the waits asked for are the rule under test; a slow machine only makes the gaps longer
     assert busy[1].at - busy[0].at >= 1.9  # Retry-After honoured
     flaky = push_service.wait_for("/push/flaky", 3, timeout=20)
     assert flaky[2].at - flaky[1].at >= 0.9
