@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def pg_url(base: str, schema: str) -> str:
+    """The PostgreSQL URL ``base`` with its search_path set to ``schema``."""
     sep = "&" if "?" in base else "?"
     return f"{base}{sep}options=-csearch_path%3D{schema}"
 
