@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page
+
+from tests.kit import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "screenshots"
@@ -87,6 +90,16 @@ def click_card(page: Page, selector: str, nth: int = 0) -> str:
     return card
 
 
+MY_TURN_JS = "() => document.body.dataset.myTurn === '1' && document.body.dataset.animating === '0'"
+
+
+def whose_turn(pages: Sequence[Page], timeout: float = 60) -> Page:
+    """Wait until one of ``pages`` may play a card; return that page."""
+    page: Page = wait_until(lambda: next((p for p in pages if p.evaluate(MY_TURN_JS)), None),
+                            timeout)
+    return page
+
+
 NEXT_STEP_JS = """() => {
   const b = document.body.dataset;
   if (!b.phase || b.animating === '1') return false;
@@ -161,6 +174,7 @@ def check_layout(page: Page, phase: str, sizes: list[tuple[int, int]] = SIZES) -
     problems: list[str] = []
     for w, h in sizes:
         page.set_viewport_size({"width": w, "height": h})
+        # the page lays the hand out again 60 ms after a resize and marks nothing when done
         page.wait_for_timeout(150)
         shot(page, f"{phase}-{w}x{h}")
         problems += [f"{phase} {w}x{h}: {p}" for p in page.evaluate(LAYOUT_JS)]

@@ -3,25 +3,19 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-from browserkit import ARGS, CHROMIUM, ROOT
 from playwright.sync_api import Browser
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.browser.browserkit import ARGS, CHROMIUM, ROOT
+from tests.kit import free_port, wait_until
 
 
 @pytest.fixture(scope="session")
@@ -36,21 +30,24 @@ def server() -> Iterator[str]:
     flask = [sys.executable, "-m", "flask", "--app", "app"]
     subprocess.run([*flask, "setup"], cwd=ROOT, env=env, check=True, capture_output=True,
                    timeout=120)
-    port = _free_port()
+    port = free_port()
     log = open(Path(tmp) / "server.log", "w")  # noqa: SIM115 - closed below
     proc = subprocess.Popen([*flask, "run", "--port", str(port), "--with-threads"],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 30
-    while time.time() < deadline:
+
+    def up() -> bool:
         try:
-            if requests.get(url + "/", timeout=2).status_code == 200:
-                break
+            return requests.get(url + "/", timeout=2).status_code == 200
         except requests.RequestException:
-            time.sleep(0.2)
-    else:
+            return False
+
+    try:
+        wait_until(up, 60, 0.2)
+    except AssertionError:
         proc.terminate()
-        raise RuntimeError("the app did not start: " + (Path(tmp) / "server.log").read_text())
+        raise RuntimeError(
+            "the app did not start: " + (Path(tmp) / "server.log").read_text()) from None
     yield url
     proc.terminate()
     try:

@@ -5,8 +5,9 @@ with a gamepad: d-pad, A, Start, Back."""
 from __future__ import annotations
 
 import pytest
-from browserkit import Watch, add_robots_and_start, cards_in, new_context, open_table
 from playwright.sync_api import Browser, Page
+
+from tests.browser.browserkit import Watch, add_robots_and_start, cards_in, new_context, open_table
 
 pytestmark = pytest.mark.browser
 

@@ -5,11 +5,21 @@ on the page nor in any byte the server sends it."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
-from browserkit import Watch, cards_in, click_card, new_context, open_table, play_one, shot
 from playwright.sync_api import Browser, Page, Response
+
+from tests.browser.browserkit import (
+    Watch,
+    cards_in,
+    click_card,
+    new_context,
+    open_table,
+    play_one,
+    shot,
+    whose_turn,
+)
+from tests.kit import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -66,18 +76,8 @@ def test_four_players_and_a_spectator(server: str, browser: Browser) -> None:
     shot(spectator, "spectator-playing-390x844")
 
     # Two full tricks, each player clicking its own cards.
-    started = time.monotonic()
-    played = 0
-    while played < 8:
-        assert time.monotonic() - started < 60
-        turn = next((p for p in pages[:4] if p.evaluate(
-            "() => document.body.dataset.myTurn === '1' && document.body.dataset.animating === '0'"
-        )), None)
-        if turn is None:
-            host.wait_for_timeout(100)
-            continue
-        play_one(turn)
-        played += 1
+    for _ in range(8):
+        play_one(whose_turn(pages[:4]))
     for page in pages:
         page.wait_for_function("() => document.querySelector('#pile:not([hidden]) .count')"
                                " && document.querySelector('#pile .count').textContent === '2'")
@@ -95,7 +95,11 @@ def test_four_players_and_a_spectator(server: str, browser: Browser) -> None:
     assert spectator.locator("#chat-input").is_disabled()
 
     # The spectator never saw a hidden card: only cards already on the table, ever.
-    spectator.wait_for_timeout(500)
+    def chat_recorded() -> bool:
+        spectator.evaluate("0")  # a call into Playwright delivers the page's pending events
+        return any("Hola, mesa" in b for b in bodies)
+
+    wait_until(chat_recorded, 30)  # up to the last response the spectator got
     public = set(cards_in(host, "#trick")) | set(_played(host))
     seen_dom = set(cards_in(spectator, "body"))
     assert spectator.locator("#hand .card").count() == 0

@@ -12,7 +12,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from browserkit import (
+from playwright.sync_api import Browser, Page
+
+from tests.browser.browserkit import (
     Watch,
     add_robot,
     new_context,
@@ -21,7 +23,6 @@ from browserkit import (
     play_one,
     shots_and_axe,
 )
-from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.browser
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browserkit import new_context
 from playwright.sync_api import Browser
+
+from tests.browser.browserkit import new_context
 
 pytestmark = pytest.mark.browser
 

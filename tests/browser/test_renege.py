@@ -3,11 +3,20 @@ reneger takes 26 (with the trick as evidence), or the false accuser takes 26."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from browserkit import Watch, add_robot, click_card, new_context, open_table, pass_three, shot
 from playwright.sync_api import Browser, Page
+
+from tests.browser.browserkit import (
+    Watch,
+    add_robot,
+    click_card,
+    new_context,
+    open_table,
+    pass_three,
+    shot,
+    whose_turn,
+)
+from tests.kit import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -53,18 +62,16 @@ def test_true_and_false_accusations(server: str, browser: Browser) -> None:
 
     # Hand 1: Beto reneges as soon as he can; Ana accuses him: true, he takes 26.
     reneged = None
-    started = time.monotonic()
-    while reneged is None:
-        assert time.monotonic() - started < 60, "Beto never had a chance to renege"
-        if guest.evaluate(MY_TURN):
+    for _ in range(26):  # Ana's and Beto's cards of one hand
+        turn = whose_turn([guest, host])
+        if turn is guest:
             if guest.locator("#hand .card.renege.playable").count():
                 reneged = _play(guest, "#hand .card.renege.playable")
-            else:
-                _play(guest, "#hand .card.playable")
-        elif host.evaluate(MY_TURN):
-            _play(host, "#hand .card.playable:not(.renege)")
+                break
+            _play(guest, "#hand .card.playable")
         else:
-            host.wait_for_timeout(100)
+            _play(host, "#hand .card.playable:not(.renege)")
+    assert reneged is not None, "Beto never had a chance to renege"
     host.wait_for_selector("#accuse-btn")
     _accuse(host, 1)
     ruling = host.inner_text("#overlay .ruling")
@@ -82,15 +89,21 @@ def test_true_and_false_accusations(server: str, browser: Browser) -> None:
     for page in (host, guest):
         page.wait_for_selector("#pass-btn", timeout=15_000)
         pass_three(page)
-    started = time.monotonic()
-    while not host.locator("#accuse-btn").count():
-        assert time.monotonic() - started < 30
-        if host.evaluate(MY_TURN):
+    def accuse_or_turn() -> Page | str | None:
+        if host.locator("#accuse-btn").count():
+            return "accuse"
+        return next((p for p in (host, guest) if p.evaluate(MY_TURN)), None)
+
+    for _ in range(26):
+        step = wait_until(accuse_or_turn, 30)
+        if step == "accuse":
+            break
+        if step is host:
             _play(host, "#hand .card.playable")
-        elif guest.evaluate(MY_TURN):
-            _play(guest, "#hand .card.playable:not(.renege)")
         else:
-            host.wait_for_timeout(100)
+            _play(guest, "#hand .card.playable:not(.renege)")
+    else:
+        raise AssertionError("Ana never could accuse")
     _accuse(host, 1)
     ruling = host.inner_text("#overlay .ruling")
     assert "Acusación falsa" in ruling and "no hubo renuncio" in ruling, ruling

@@ -5,8 +5,9 @@ at least 44 px tall (home, lobby, the pass, the menu; portrait and landscape).""
 from __future__ import annotations
 
 import pytest
-from browserkit import Watch, add_robot, new_context, open_table
 from playwright.sync_api import Browser, Page
+
+from tests.browser.browserkit import Watch, add_robot, new_context, open_table
 
 pytestmark = pytest.mark.browser
 

@@ -10,8 +10,9 @@ import re
 
 import pytest
 import requests
-from browserkit import Watch, Wire, add_robots_and_start, new_context, open_table
 from playwright.sync_api import Browser
+
+from tests.browser.browserkit import Watch, Wire, add_robots_and_start, new_context, open_table
 
 pytestmark = pytest.mark.browser
 

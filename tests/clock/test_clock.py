@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from corazones_testkit import HttpPlayer, Player, close_app, make_app, wait_until
 
 import robots
 from rules import Game, Options, view_for
@@ -22,6 +21,7 @@ from tables import clock, models, snapshot
 from tables.db import db
 from tables.models import Action, Table, utcnow
 from tables.seating import locked_table
+from tests.kit import HttpPlayer, Player, close_app, make_app, wait_until
 
 pytestmark = pytest.mark.db
 
@@ -270,7 +270,7 @@ def test_standin_plays_legal_cards_only_while_standing_in_and_the_seat_returns(c
         if v["phase"] != "playing":
             break
         if v["turn"] == 1:
-            time.sleep(0.6)  # give a robot every chance to (wrongly) act
+            time.sleep(0.6)  # a check that nothing happens: a robot's chance to (wrongly) act
             assert poll(beto, tid)["view"]["turn"] == 1
             c = seat_clock(beto.state(tid), 1)
             assert c["waiting"] and not c["time_up"]  # a fresh hour for Beto
@@ -318,7 +318,7 @@ def test_four_absent_humans_nothing_plays_and_the_table_expires(capp, fake):
         fake.t = utcnow() + timedelta(hours=hours)
         run_clock(capp)
     assert count(capp, tid, "time_up") == 4  # each decision timed out once, whatever the wait
-    time.sleep(0.5)
+    time.sleep(0.5)  # a check that nothing happens: the robot worker (0.5 s sweep) gets its chance
     with capp.app_context():
         t = db.session.get(Table, tid)
         assert not t.robot_due and t.updated_at == updated and t.version == version + 4
@@ -409,8 +409,7 @@ def test_restart_in_the_middle_of_a_countdown(server_factory, migrated):
     assert ana.act(tid, "start").status_code == 200
     before = ana.state(tid)["table"]["clock"]["seats"][1]
     assert before["waiting"]
-    srv.kill()  # mid-countdown: Beto has 10 s
-    time.sleep(0.5)
+    srv.kill()  # mid-countdown: Beto has 10 s (kill waits until the process is gone)
     srv2 = server_factory(**env)
     ana.base = beto.base = srv2.url
     after = ana.state(tid)["table"]["clock"]["seats"][1]
@@ -418,6 +417,7 @@ def test_restart_in_the_middle_of_a_countdown(server_factory, migrated):
     assert not after["time_up"]
     # the scheduler (its own process, started after the deadline) acts once
     expires = at(before["expires_at"])
+    # the clock running past the deadline is the thing under test
     time.sleep(max(0.0, (expires - utcnow()).total_seconds()) + 0.3)
     app = make_app(migrated, ROBOT_WORKER="off", **{k: float(v) for k, v in env.items()})
     try:

@@ -4,16 +4,13 @@ scheduler in-process and an en vivo clock of a few seconds; Debian's Chromium)."
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
-from browserkit import ARGS, CHROMIUM, Watch, new_context, pass_three, shot  # noqa: E402
-from playwright.sync_api import Browser  # noqa: E402
+from tests.browser.browserkit import ARGS, CHROMIUM, Watch, add_robot, new_context, pass_three, shot
 
 pytestmark = pytest.mark.browser
 
@@ -51,8 +48,7 @@ def test_countdown_standin_and_the_seat_comes_back(server_factory, chromium: Bro
     beto.wait_for_selector("body[data-seat='1']")
     assert "En vivo" in beto.inner_text("#lobby .clock-pace")
     for _ in range(2):
-        ana.locator(".lobby-seat[data-kind='empty'] button", has_text="AGREGAR ROBOT").first.click()
-        ana.wait_for_timeout(200)
+        add_robot(ana)
     ana.wait_for_function("() => !document.querySelector(\".lobby-seat[data-kind='empty']\")")
     ana.click("#start-btn")
     for page in (ana, beto):
@@ -90,7 +86,7 @@ def test_countdown_standin_and_the_seat_comes_back(server_factory, chromium: Bro
     # the summary is shown once
     beto.reload()
     beto.wait_for_selector("body[data-seat='1']")
-    beto.wait_for_timeout(300)
+    beto.wait_for_timeout(300)  # a check that nothing appears: the page's chance to show it
     assert beto.locator("#clock-summary").count() == 0
     ana.click("#menu-btn")
     assert "En vivo" in ana.inner_text("#menu-body .clock-menu")

@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from corazones_testkit import HttpPlayer, wait_until
-from load_kit import (
+
+from tests.kit import HttpPlayer, wait_until
+from tests.load.load_kit import (
     PG_BASE,
     Stack,
     TcpProxy,
@@ -79,6 +80,7 @@ def test_sigkill_of_the_web_server_and_robots_under_load_loses_nothing(stack):
     h = play_in_background(s.url, tables, duration=18)
     kills = []
     for at in (4, 8, 12):
+        # the kills are spread over the clients' fixed-length run: the moment is the scenario
         time.sleep(max(0.0, h.started + at - time.time()))
         s.kill_web(signal.SIGKILL)  # master and workers at once, mid-request
         kills.append(time.time())
@@ -117,7 +119,9 @@ def test_scheduler_stopped_past_a_deadline_runs_each_due_job_exactly_once(stack)
         assert host.act(tid, "add_robot", seat=seat).status_code == 200
     assert host.act(tid, "start").status_code == 200
     time_ups = "SELECT count(*) FROM actions WHERE table_id = :t AND type = 'time_up'"
-    time.sleep(3.5)  # both humans' pass decisions (1 s grace + 1 s reserve) are long overdue
+    # the clock running past the deadlines is the thing under test: both humans' pass
+    # decisions (1 s grace + 1 s reserve) are long overdue
+    time.sleep(3.5)
     assert count(direct, time_ups, t=tid) == 0  # nobody ran the job meanwhile
     s.start_scheduler()
     wait_until(lambda: count(direct, time_ups, t=tid) >= 2, 30, 0.2)
@@ -125,10 +129,10 @@ def test_scheduler_stopped_past_a_deadline_runs_each_due_job_exactly_once(stack)
     second = subprocess.run(s.flask("scheduler"), cwd=str(Path(__file__).parents[2]),
                             env=s.env, capture_output=True, timeout=60)
     assert second.returncode != 0 and b"already running" in second.stderr
-    time.sleep(1.5)  # several more sweeps
+    time.sleep(1.5)  # a check that nothing more happens: several more sweeps
     s.stop_scheduler(signal.SIGKILL)
     s.start_scheduler()
-    time.sleep(2.5)
+    time.sleep(2.5)  # a check that nothing more happens: the restarted scheduler's first sweeps
     rows = count(direct, time_ups, t=tid)
     seats = count(direct, "SELECT count(DISTINCT seat) FROM actions WHERE table_id = :t "
                   "AND type = 'time_up'", t=tid)
@@ -148,8 +152,10 @@ def test_database_unreachable_fails_clearly_applies_nothing_and_resumes(stack):
     assert host.act(tid, "start").status_code == 200
     before = host.state(tid)
     # clients keep playing at other tables while the database goes away for 3 s
+    played = "SELECT count(*) FROM actions WHERE action_id IS NOT NULL"
+    already = count(direct, played)
     h = play_in_background(s.url, [("humans", True), ("humans", False)], duration=12)
-    time.sleep(3)
+    wait_until(lambda: count(direct, played) > already + 5, 30, 0.2)  # the clients are playing
     proxy.cut()
     try:
         aid = uuid.uuid4().hex
@@ -163,7 +169,7 @@ def test_database_unreachable_fails_clearly_applies_nothing_and_resumes(stack):
         assert r.status_code == 503 and r.json()["error"] == "unavailable"
         page = host.s.get(f"{s.url}/t/{tid}", timeout=10)
         assert page.status_code == 503 and "base de datos" in page.text
-        time.sleep(3)
+        time.sleep(3)  # the outage lasts while the clients play: its length is the scenario
     finally:
         proxy.restore()
     restored = time.time()

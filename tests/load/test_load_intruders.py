@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from corazones_testkit import HttpPlayer, Player, close_app, make_app
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tables.db import db
+from tests.kit import HttpPlayer, Player, close_app, make_app
 
 WORDS = ["2C", "QS", "AH", "10H", "TD", "reino", "noche", "facil", "dificil", "t1", "en_vivo",
          "impedido", "permitido", "", " ", "<script>alert(1)</script>", "ñandú", "\u202e", "0"]

@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 import requests
-from corazones_testkit import HttpPlayer, free_port, wait_until
-from load_kit import PG_BASE, Stack, drop_pg_schema, new_pg_schema
 
 from deploy.stack import REDIS_URL, ROOT, alive, cmdline, descendants, proc_children
+from tests.kit import HttpPlayer, free_port, wait_until
+from tests.load.load_kit import PG_BASE, Stack, drop_pg_schema, new_pg_schema
 
 LIMITS = {"RATELIMIT_CREATE": "100000 per minute", "RATELIMIT_CHAT": "100000 per minute",
           "RATELIMIT_CHURN_DEVICE": "100000 per minute",

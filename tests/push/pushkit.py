@@ -1,14 +1,11 @@
 """Push tests' kit: a real local HTTP server acting as the push service, real subscription keys,
-real decryption (http_ece, aes128gcm) and a real check of the VAPID JWT.
-
-Not a conftest.py: several conftest.py files in directories without __init__.py shadow each other
-as the module ``conftest``; the root one's helpers are loaded here by path instead."""
+real decryption (http_ece, aes128gcm) and a real check of the VAPID JWT (the ``push_service``
+fixture is in tests/push/conftest.py)."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import importlib.util
 import json
 import os
 import threading
@@ -16,21 +13,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import http_ece
-import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, utils
 
-_spec = importlib.util.spec_from_file_location(
-    "corazones_tests_root", Path(__file__).resolve().parent.parent / "conftest.py")
-assert _spec is not None and _spec.loader is not None
-root = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(root)
-
+from tests.kit import wait_until
 
 
 def b64url(data: bytes) -> str:
@@ -52,12 +42,13 @@ class Received:
 
 @dataclass
 class PushService:
-    """Records every POST; answers per path from a script (default 201 Created)."""
+    """Records every POST; answers per path from a script (default 201 Created), and holds the
+    answer to a path while its ``hold`` event is not set."""
 
     url: str = ""
     received: list[Received] = field(default_factory=list)
     script: dict[str, list[tuple[int, dict[str, str]]]] = field(default_factory=dict)
-    delay: dict[str, float] = field(default_factory=dict)
+    hold: dict[str, threading.Event] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def on(self, path: str, *answers: tuple[int, dict[str, str]]) -> None:
@@ -68,13 +59,12 @@ class PushService:
             return [r for r in self.received if r.path == path]
 
     def wait_for(self, path: str, n: int = 1, timeout: float = 15.0) -> list[Received]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            got = self.to(path)
-            if len(got) >= n:
-                return got
-            time.sleep(0.02)
-        raise AssertionError(f"{path}: {len(self.to(path))} pushes, wanted {n}")
+        try:
+            got: list[Received] = wait_until(
+                lambda: got if len(got := self.to(path)) >= n else None, timeout)
+        except AssertionError:
+            raise AssertionError(f"{path}: {len(self.to(path))} pushes, wanted {n}") from None
+        return got
 
 
 @contextlib.contextmanager
@@ -87,7 +77,9 @@ def running_push_service() -> Iterator[PushService]:
             length = int(self.headers.get("Content-Length", "0"))
             body = self.rfile.read(length)
             path = urlparse(self.path).path
-            time.sleep(svc.delay.get(path, 0.0))
+            gate = svc.hold.get(path)
+            if gate is not None:  # a push service that has not answered yet
+                gate.wait(60)
             with svc.lock:
                 answers = svc.script.get(path)
                 status, headers = answers.pop(0) if answers else (201, {})
@@ -113,12 +105,6 @@ def running_push_service() -> Iterator[PushService]:
     finally:
         httpd.shutdown()
         httpd.server_close()
-
-
-@pytest.fixture(name="push_service")
-def push_service_fixture() -> Iterator[PushService]:
-    with running_push_service() as svc:
-        yield svc
 
 
 class Subscriber:

@@ -8,20 +8,23 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
 from typing import Any
 
 import pytest
-from pushkit import (  # noqa: F401 - the fixture is used by name
-    PushService,
-    Subscriber,
-    push_service_fixture,
-    root,
-)
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from tests.browser.browserkit import ARGS, CHROMIUM
+from tests.kit import HttpPlayer, wait_until
+from tests.push.pushkit import PushService, Subscriber
+
+
+def _until(page: Any, pred: Any, timeout: float = 10) -> Any:
+    """Wait for ``pred``; each look calls into Playwright, which delivers the page's events."""
+
+    def look() -> Any:
+        page.evaluate("0")
+        return pred()
+
+    return wait_until(look, timeout)
 
 
 def _notifications(page: Any) -> list[dict[str, Any]]:
@@ -38,7 +41,7 @@ def test_service_worker_shows_the_push_and_opens_the_table(
         push_service: PushService, server_factory: Any, playwright_session: Any) -> None:
     srv = server_factory(PUSH_INSECURE_ENDPOINTS="1", PUSH_SWEEP="0.3", ROBOT_DELAY="0")
     base = srv.url
-    ana, beto = root.HttpPlayer(base), root.HttpPlayer(base)
+    ana, beto = HttpPlayer(base), HttpPlayer(base)
     tid = ana.post("/api/tables", {"host_name": "Ana", "target": 50}).json()["table_id"]
     assert beto.act(tid, "sit", name="Beto").status_code == 200
     for seat in (2, 3):
@@ -76,18 +79,12 @@ def test_service_worker_shows_the_push_and_opens_the_table(
                 {r["scopeURL"]: r["registrationId"] for r in ev["registrations"]
                  if not r.get("isDeleted")}))
             cdp.send("ServiceWorker.enable")
-            end = time.monotonic() + 10
-            while f"{base}/" not in regs:
-                assert time.monotonic() < end, regs
-                page.wait_for_timeout(50)
+            _until(page, lambda: f"{base}/" in regs)
             rid = regs[f"{base}/"]
 
             cdp.send("ServiceWorker.deliverPushMessage",
                      {"origin": base, "registrationId": rid, "data": json.dumps(payload)})
-            end = time.monotonic() + 10
-            while not (shown := _notifications(page)):
-                assert time.monotonic() < end, "no notification"
-                page.wait_for_timeout(50)
+            shown = wait_until(lambda: _notifications(page), 10)
             assert len(shown) == 1
             n = shown[0]
             assert n["title"] == "Te toca"
@@ -99,19 +96,13 @@ def test_service_worker_shows_the_push_and_opens_the_table(
             newer = dict(payload, body="Mesa de Ana: juega tu carta", turn="g1:h1:play:0:1")
             cdp.send("ServiceWorker.deliverPushMessage",
                      {"origin": base, "registrationId": rid, "data": json.dumps(newer)})
-            end = time.monotonic() + 10
-            while _notifications(page)[0]["body"] != newer["body"]:
-                assert time.monotonic() < end, _notifications(page)
-                page.wait_for_timeout(50)
+            wait_until(lambda: _notifications(page)[0]["body"] == newer["body"], 10)
             assert len(_notifications(page)) == 1  # same tag: the newer replaced the older
 
             # The click: from another page of ours, the worker takes the window to the table.
             page.goto(f"{base}/")
             page.evaluate("() => navigator.serviceWorker.ready")
-            end = time.monotonic() + 10
-            while not page.evaluate("() => !!navigator.serviceWorker.controller"):
-                assert time.monotonic() < end, "the page is not controlled"
-                page.wait_for_timeout(50)
+            page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=10_000)
             (worker,) = [w for w in context.service_workers if w.url == f"{base}/sw.js"]
             notice = worker.evaluate("(d) => self.corazones.noticeFor(d)", payload)
             assert notice["options"]["data"]["url"] == f"/t/{tid}"
@@ -133,7 +124,7 @@ def test_table_page_offers_notices_and_explains_the_iphone_home_screen(
         server_factory: Any, playwright_session: Any) -> None:
     srv = server_factory(PUSH_INSECURE_ENDPOINTS="1", ROBOT_DELAY="0")
     base = srv.url
-    ana, beto = root.HttpPlayer(base), root.HttpPlayer(base)
+    ana, beto = HttpPlayer(base), HttpPlayer(base)
     tid = ana.post("/api/tables", {"host_name": "Ana", "target": 50}).json()["table_id"]
     assert beto.act(tid, "sit", name="Beto").status_code == 200
     links = {"desktop": ana.state(tid)["me"]["seat_link"],
@@ -165,7 +156,7 @@ def test_table_page_offers_notices_and_explains_the_iphone_home_screen(
                 assert page.evaluate(
                     "() => document.querySelector('link[rel=manifest]').getAttribute('href')"
                 ) == f"/t/{tid}/manifest.webmanifest"
-                page.wait_for_timeout(300)
+                page.wait_for_timeout(300)  # a check that nothing happens: the page's chance to ask
                 assert asked == []  # loading the page never asks for permission
                 page.locator("#menu-btn").click()
                 page.wait_for_selector("#menu[open]")
@@ -176,18 +167,12 @@ def test_table_page_offers_notices_and_explains_the_iphone_home_screen(
                     sel = page.locator("#notify-reminder")
                     assert sel.input_value() == "12"
                     sel.select_option("3")
-                    end = time.monotonic() + 10
-                    while ana.s.get(f"{base}/api/tables/{tid}/push").json() \
-                            .get("reminder_hours") != 3:
-                        assert time.monotonic() < end, "the delay was not saved"
-                        time.sleep(0.05)
+                    wait_until(lambda: ana.s.get(f"{base}/api/tables/{tid}/push").json()
+                               .get("reminder_hours") == 3, 10)
                     page.keyboard.press("Escape")
                     page.wait_for_selector("#menu:not([open])", state="attached")
                     offer.first.click()  # the tap, and only the tap, asks for permission
-                    end = time.monotonic() + 10
-                    while not asked:
-                        assert time.monotonic() < end, "the tap did not ask for permission"
-                        page.wait_for_timeout(50)
+                    _until(page, lambda asked=asked: asked)
                     assert asked == [1]
                 else:
                     assert page.locator("#notify-reminder").count() == 0

@@ -16,14 +16,10 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from pushkit import (  # noqa: F401 - the fixture is used by name
-    PushService,
-    Subscriber,
-    push_service_fixture,
-    root,
-)
 
 from tables.models import utcnow
+from tests.kit import ROOT, HttpPlayer, wait_until
+from tests.push.pushkit import PushService, Subscriber
 
 ENV = {"PUSH_INSECURE_ENDPOINTS": "1", "PUSH_SWEEP": "0.3", "PUSH_BACKOFF": "0.5",
        "ROBOT_DELAY": "0"}
@@ -38,7 +34,7 @@ class Scheduler:
         self.env.update({"DATABASE_URL": database_url, "CORAZONES_INSTANCE": str(instance),
                          "SCHEDULER": "off", "SECRET_KEY": "test-secret", "ROBOT_SWEEP": "0.5"})
         self.proc = subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "scheduler"],
-                                     cwd=root.ROOT, env=self.env, stdout=subprocess.DEVNULL,
+                                     cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
 
     def stop(self) -> None:
@@ -56,7 +52,7 @@ class Roaming:
 
     def __init__(self, servers: list[Any]) -> None:
         self.servers = servers
-        self.p = root.HttpPlayer(servers[0].url)
+        self.p = HttpPlayer(servers[0].url)
         self.n = 0
 
     def _next(self) -> None:
@@ -114,22 +110,20 @@ def test_one_push_per_turn_across_processes_and_reminder_after_restart(
             person.act(tid, "confirm_pass", cards=v["hand"][:3])
         def observe() -> tuple[int, str]:
             """Wait until a person must play; check the push that turn deserves arrived."""
-            end = time.monotonic() + 30
-            while True:
-                assert time.monotonic() < end, "no human turn"
+            def human_turn() -> dict[str, Any] | None:
                 st = ana.get(f"/api/tables/{tid}")["state"]
                 v = st["view"]
-                if v["phase"] == "playing" and set(v["to_act"]) & set(people):
-                    break
-                time.sleep(0.02)
+                return st if v["phase"] == "playing" and set(v["to_act"]) & set(people) else None
+
+            st = wait_until(human_turn, 30)
+            v = st["view"]
             seat = v["to_act"][0]
             key = f"g1:h1:play:{len(v['tricks'])}:{len(v['trick'])}"
             last = ana.get(f"/api/tables/{tid}?since={st['version'] - 1}")["log"][-1]
             if last.get("seat") != seat:  # someone else made it this seat's turn
                 expected[seat].append(key)
-                while key not in [p["turn"] for p in _pushes(push_service, subs[seat])]:
-                    assert time.monotonic() < end, f"no push for {key}"
-                    time.sleep(0.02)
+                wait_until(lambda: key in [p["turn"] for p in _pushes(push_service, subs[seat])],
+                           30)
             return seat, key
 
         for _ in range(10):
@@ -137,7 +131,7 @@ def test_one_push_per_turn_across_processes_and_reminder_after_restart(
             me = people[seat].get(f"/api/tables/{tid}")["state"]["view"]
             people[seat].act(tid, "play", card=me["legal"][0])
         seat, key = observe()  # it is this seat's turn now: the reminder's turn below
-        time.sleep(1.0)  # several sweeps of every sender and of the scheduler
+        time.sleep(1.0)  # a check that nothing more comes: several sweeps of every sender
         for s in people:
             got = [(p["turn"], p["kind"]) for p in _pushes(push_service, subs[s])]
             assert all(n == 1 for n in Counter(got).values()), got
@@ -157,17 +151,15 @@ def test_one_push_per_turn_across_processes_and_reminder_after_restart(
             assert n == 1
         finally:
             engine.dispose()
-        time.sleep(1.0)
+        time.sleep(1.0)  # a check that nothing comes: several sweeps of the web processes
         reminders = [p for p in _pushes(push_service, subs[seat]) if p["kind"] == "reminder"]
         assert reminders == []  # web processes never send reminders; the scheduler is down
         scheds.append(Scheduler(migrated, instance_dir))
-        end = time.monotonic() + 30
-        while not [p for p in _pushes(push_service, subs[seat]) if p["kind"] == "reminder"]:
-            assert time.monotonic() < end, "the reminder never came"
-            time.sleep(0.05)
+        wait_until(lambda: [p for p in _pushes(push_service, subs[seat])
+                            if p["kind"] == "reminder"], 30)
         scheds[-1].stop()
         scheds.append(Scheduler(migrated, instance_dir))  # a second restart sends nothing more
-        time.sleep(4.0)
+        time.sleep(4.0)  # a check that nothing more comes: the new scheduler's first sweeps
         mine = [p for p in _pushes(push_service, subs[seat]) if p["turn"] == key]
         assert [p["kind"] for p in mine] == (["turn", "reminder"] if key in expected[seat]
                                              else ["reminder"])

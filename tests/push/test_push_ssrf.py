@@ -14,13 +14,6 @@ from typing import Any
 
 import pytest
 import requests
-from pushkit import (  # noqa: F401 - the fixture is used by name
-    PushService,
-    Subscriber,
-    push_service_fixture,
-    root,
-    running_push_service,
-)
 from sqlalchemy import func, select
 
 from tables.db import db
@@ -33,6 +26,8 @@ from tables.push.net import (
     address_allowed,
     endpoint_ok,
 )
+from tests.kit import Player, close_app, make_app, wait_until
+from tests.push.pushkit import PushService, Subscriber, running_push_service
 
 GOOD = [
     "https://fcm.googleapis.com/fcm/send/abc:APA91bH-x_y",
@@ -144,11 +139,11 @@ def test_extra_hosts_match_whole_labels() -> None:
 def prod_app(migrated: str) -> Iterator[Any]:
     """The production configuration (no loopback allowance); pushes never leave the machine:
     the sender is off and every name resolves to a private address, which is refused."""
-    app = root.make_app(migrated, PUSH_SENDER="off",
-                        PUSH_RESOLVER=lambda host, port: ["10.255.255.1"])
+    app = make_app(migrated, PUSH_SENDER="off",
+                   PUSH_RESOLVER=lambda host, port: ["10.255.255.1"])
     yield app
     stop_sender(app)
-    root.close_app(app)
+    close_app(app)
 
 
 def _rows(app: Any, tid: str) -> int:
@@ -161,7 +156,7 @@ def _rows(app: Any, tid: str) -> int:
 
 @pytest.mark.db
 def test_refused_endpoints_get_a_spanish_400_and_store_nothing(prod_app: Any) -> None:
-    ana = root.Player(prod_app)
+    ana = Player(prod_app)
     tid = ana.create("Ana")
     keys = Subscriber(PushService(url="https://fcm.googleapis.com"), "ana").subscription()["keys"]
     for endpoint in ATTACKS:
@@ -356,7 +351,7 @@ def test_a_redirect_is_not_followed(push_service: PushService) -> None:
 
 
 def _seat_two(app: Any) -> tuple[str, Any, Any]:
-    ana, beto = root.Player(app), root.Player(app)
+    ana, beto = Player(app), Player(app)
     tid = ana.create("Ana")
     beto.act(tid, "sit", name="Beto")
     for seat in (2, 3):
@@ -386,15 +381,15 @@ def test_a_push_service_name_resolving_to_a_private_address_is_not_sent(
     """Allowed by name, refused by address at send time: a failed delivery, not retried."""
     caplog.set_level(logging.INFO, logger="corazones.push")
     resolver = Resolver(address)
-    app = root.make_app(migrated, PUSH_SWEEP=0.2, PUSH_BACKOFF=0.2, ROBOT_DELAY=0.0,
-                        PUSH_RESOLVER=resolver)
+    app = make_app(migrated, PUSH_SWEEP=0.2, PUSH_BACKOFF=0.2, ROBOT_DELAY=0.0,
+                   PUSH_RESOLVER=resolver)
     try:
         tid, ana, beto = _seat_two(app)
         sub = Subscriber(PushService(url="https://fcm.googleapis.com"), "beto")
         sub.endpoint = f"https://fcm.googleapis.com/fcm/send/{tid}-beto"
         _subscribe(beto, tid, sub)
         ana.act(tid, "start")  # Beto must pass now: his push is due
-        root.wait_until(lambda: _outbox_status(app, sub.endpoint) == "failed", 15)
+        wait_until(lambda: _outbox_status(app, sub.endpoint) == "failed", 15)
         assert resolver.asked and set(resolver.asked) == {("fcm.googleapis.com", 443)}
         asked = len(resolver.asked)
         assert f"resolves to {address}, not a public address" in caplog.text
@@ -405,14 +400,14 @@ def test_a_push_service_name_resolving_to_a_private_address_is_not_sent(
         assert len(resolver.asked) == asked
     finally:
         stop_sender(app)
-        root.close_app(app)
+        close_app(app)
 
 
 @pytest.mark.db
 def test_a_redirecting_push_service_is_a_failed_delivery(migrated: str,
                                                          push_service: PushService) -> None:
-    app = root.make_app(migrated, PUSH_INSECURE_ENDPOINTS=True, PUSH_SWEEP=0.2,
-                        PUSH_BACKOFF=0.2, ROBOT_DELAY=0.0)
+    app = make_app(migrated, PUSH_INSECURE_ENDPOINTS=True, PUSH_SWEEP=0.2,
+                   PUSH_BACKOFF=0.2, ROBOT_DELAY=0.0)
     try:
         with running_push_service() as other:
             tid, ana, beto = _seat_two(app)
@@ -420,9 +415,9 @@ def test_a_redirecting_push_service_is_a_failed_delivery(migrated: str,
             push_service.on(sub.path, (301, {"Location": other.url + "/push/elsewhere"}))
             _subscribe(beto, tid, sub)
             ana.act(tid, "start")
-            root.wait_until(lambda: _outbox_status(app, sub.endpoint) == "failed", 15)
+            wait_until(lambda: _outbox_status(app, sub.endpoint) == "failed", 15)
             assert [r.status for r in push_service.to(sub.path)] == [301]
             assert other.received == []
     finally:
         stop_sender(app)
-        root.close_app(app)
+        close_app(app)

@@ -12,7 +12,6 @@ import random
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from rules_testkit import random_game
 
 from rules import (
     CARD_POINTS,
@@ -36,6 +35,7 @@ from rules import (
     trick_points,
     trick_winner,
 )
+from tests.rules.rules_testkit import random_game
 
 
 def reference_legal(hand: int, led: int, first: bool, broken: bool, permitido: bool) -> int:

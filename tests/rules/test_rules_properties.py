@@ -8,10 +8,10 @@ from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from rules_testkit import ALL_CARDS, random_game, roundtrip, strings_in
 
 from rules import DECK, Game, Options, cards_of, public_action, view_for
 from rules.cards import FULL_MASK, bits
+from tests.rules.rules_testkit import ALL_CARDS, random_game, roundtrip, strings_in
 
 SEAT_ONLY_KEYS = {
     "hand", "pass_to", "pass_from", "pass_selected", "passed", "received", "legal", "illegal",

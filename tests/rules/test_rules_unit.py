@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from rules_testkit import by_suit, deck_for, h, new_hand, random_game, roundtrip
 
 from rules import (
     DECK,
@@ -24,6 +23,7 @@ from rules import (
     view_for,
 )
 from rules.cards import CLUBS, SUIT_MASK
+from tests.rules.rules_testkit import by_suit, deck_for, h, new_hand, random_game, roundtrip
 
 ROUND_ROBIN = [list(DECK[s::4]) for s in range(4)]
 # seat 0: 2C 6C TC AC 5D 9D KD 4H 8H QH 3S 7S JS

@@ -27,15 +27,14 @@ from __future__ import annotations
 
 import os
 import random
-import time
 from typing import Any
 
 import pyspiel
 import pytest
-from rules_testkit import deck_for, h
 
 from rules import DECK, Game, Options, pass_direction
 from rules.cards import INDEX, bits
+from tests.rules.rules_testkit import deck_for, h
 
 OPENSPIEL_PARAMS = {
     "pass_cards": True,
@@ -139,7 +138,6 @@ def play_pair(
 
 def test_random_hands_agree_with_openspiel(os_game: Any) -> None:
     rng = random.Random(SEED)
-    t0 = time.perf_counter()
     moons = 0
     for n in range(HANDS):
         deck = list(DECK)
@@ -151,9 +149,7 @@ def test_random_hands_agree_with_openspiel(os_game: Any) -> None:
         except AssertionError as e:
             raise AssertionError(f"hand {n} (HEARTS_DIFF_SEED={SEED}) differs: {e}") from e
         moons += sum(scores) == 78
-    elapsed = time.perf_counter() - t0
-    print(f"{HANDS} hands agree with OpenSpiel in {elapsed:.1f}s ({moons} moons)")
-    assert HANDS == 0 or elapsed < 120
+    print(f"{HANDS} hands agree with OpenSpiel ({moons} moons); make bench-rules times them")
 
 
 def test_first_trick_with_nothing_but_points_any_card(os_game: Any) -> None:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from typing import Any
 
 import pytest
-from corazones_testkit import Player, close_app, make_app, wait_until
 
 import robots
 from tables import actions, kinds, maintenance, tokens
 from tables.db import db
 from tables.models import Action, Table
+from tests.kit import ROOT, Player, close_app, make_app, wait_until
 
 pytestmark = pytest.mark.db
 
@@ -453,8 +452,7 @@ def test_openapi_document_matches_the_routes(app):
     assert documented - routes == set(), "documented routes that do not exist"
     mapping = doc["components"]["schemas"]["Action"]["discriminator"]["mapping"]
     assert set(mapping) == set(actions.HANDLERS)
-    api_md = (actions.__file__.rsplit("/tables/", 1)[0] + "/docs/API.md")
-    text = open(api_md, encoding="utf-8").read()
+    text = (ROOT / "docs" / "API.md").read_text(encoding="utf-8")
     for path, _ in routes:
         assert path.replace("{table_id}", "<id>") in text, f"{path} is missing from docs/API.md"
     for kind in kinds.ACTION_TYPES:
@@ -464,30 +462,39 @@ def test_openapi_document_matches_the_routes(app):
 # ------------------------------------------------------------------ live updates
 
 
-def test_poll_returns_at_once_times_out_and_wakes_on_change(app):
+def test_poll_returns_at_once_times_out_and_wakes_on_change(app, monkeypatch):
+    from tables import live
+
     tid, (ana,) = lobby(app, humans=1, robots_=0)
     v = ana.state(tid)["version"]
     body = ana.client.get(f"/api/tables/{tid}/poll?since=0").get_json()
     assert body["state"]["version"] == v and [e["version"] for e in body["log"]] == list(
         range(1, v + 1))
-    t0 = time.monotonic()
+    # the real wait, watched: which time-out each poll waited with
+    timeouts: list[float] = []
+    real_wait = live.wait_for_version
+
+    def watched_wait(table_id: str, since: int, timeout: float, *args: Any, **kw: Any) -> int:
+        timeouts.append(timeout)
+        return real_wait(table_id, since, timeout, *args, **kw)
+
+    monkeypatch.setattr(live, "wait_for_version", watched_wait)
     body = ana.client.get(f"/api/tables/{tid}/poll?since={v}").get_json()
-    assert body["log"] == [] and 1.9 < time.monotonic() - t0 < 10  # POLL_TIMEOUT = 2 s
-    app.config["POLL_TIMEOUT"] = 8.0  # read per request: a time-out now would take 8 s
+    assert body == {"version": v, "log": []} and timeouts == [2.0]  # POLL_TIMEOUT, then nothing
+    app.config["POLL_TIMEOUT"] = 600.0  # read per request: only the change can end this one
     got: dict[str, Any] = {}
 
     def wait() -> None:
         got["body"] = Player(app).client.get(f"/api/tables/{tid}/poll?since={v}").get_json()
-        got["end"] = time.monotonic()
 
     th = threading.Thread(target=wait)
     th.start()
-    time.sleep(0.3)
-    sent = time.monotonic()
+    wait_until(lambda: live._waiting.get(tid))  # the poll is waiting for a change
     ana.act(tid, "chat", text="¿hay alguien?")
-    th.join()
+    th.join(timeout=60)
+    assert not th.is_alive(), "the change did not wake the poll"
+    assert timeouts == [2.0, 600.0]
     assert got["body"]["log"][0]["text"] == "¿hay alguien?"
-    assert got["end"] - sent < 2.0  # woken by the change, not by the time-out
 
 
 # ------------------------------------------------------------------ plain page, limits, expiry

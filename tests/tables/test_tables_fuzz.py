@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from corazones_testkit import Player
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tables import kinds
+from tests.kit import Player
 
 pytestmark = pytest.mark.db
 

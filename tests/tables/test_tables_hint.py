@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from corazones_testkit import Player, wait_until
+
+from tests.kit import Player, wait_until
 
 pytestmark = pytest.mark.db
 

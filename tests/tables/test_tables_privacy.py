@@ -8,12 +8,12 @@ import re
 from typing import Any
 
 import pytest
-from corazones_testkit import Player
 
 import robots
 from rules import Game
 from tables.db import db
 from tables.models import Table
+from tests.kit import Player
 
 # Privacy is the service's logic, not the database's: this runs once, on SQLite.
 

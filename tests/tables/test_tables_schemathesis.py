@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 import requests
 import schemathesis
-from corazones_testkit import Server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
@@ -34,6 +33,8 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+
+from tests.kit import Server
 
 pytestmark = pytest.mark.db
 

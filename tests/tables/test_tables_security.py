@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corazones_testkit import ROOT, Player, close_app, free_port, make_app, wait_until
 
 from tables.db import db
 from tables.guards import RedactSeatLinks, redact
 from tables.models import Device, Seat
+from tests.kit import ROOT, Player, close_app, free_port, make_app, wait_until
 
 pytestmark = pytest.mark.db
 

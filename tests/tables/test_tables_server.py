@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from corazones_testkit import HttpPlayer, wait_until
 
 import robots
 from rules import Game, Options
+from tests.kit import HttpPlayer, wait_until
 
 pytestmark = pytest.mark.db
 
@@ -190,34 +190,30 @@ def _robots_done(state: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def test_several_processes_share_live_updates_and_rate_limits(server_factory):
-    env = {"REDIS_URL": "redis://127.0.0.1:6379/0", "POLL_RECHECK": "5", "POLL_TIMEOUT": "5",
+    # the database re-check and the time-out outlast the test: only a notice ends A's poll
+    env = {"REDIS_URL": "redis://127.0.0.1:6379/0", "POLL_RECHECK": "600", "POLL_TIMEOUT": "600",
            "RATELIMIT_CREATE": "4 per minute", "RATELIMIT_KEY_PREFIX": "t" + secrets.token_hex(6)}
     a = server_factory(**env)
     b = server_factory(**env)
     tid, host = new_table(b.url)
     watcher = HttpPlayer(a.url)
-    delays = []
     for i in range(8):
         version = watcher.state(tid)["version"]
         box: dict[str, Any] = {}
 
         def poll(version: int = version, box: dict[str, Any] = box) -> None:
-            r = watcher.s.get(f"{a.url}/api/tables/{tid}/poll?since={version}", timeout=10)
-            box["at"] = time.monotonic()
+            r = watcher.s.get(f"{a.url}/api/tables/{tid}/poll?since={version}", timeout=120)
             box["body"] = r.json()
 
         th = threading.Thread(target=poll)
         th.start()
+        # A's wait is in another process, out of sight: this pause lets the request get there
+        # first. A poll that comes late answers at once (the round proves less, never fails).
         time.sleep(0.15)
-        sent = time.monotonic()
         assert host.act(tid, "chat", text=f"hola {i}").status_code == 200
-        th.join()
+        th.join(timeout=60)
+        assert not th.is_alive(), "server A never heard of the change made on server B"
         assert box["body"]["log"][-1]["text"] == f"hola {i}"
-        delays.append(box["at"] - sent)
-    delays.sort()
-    # the page on server A saw each change made on server B well within a second (Redis
-    # pub/sub; the version re-check floor is set to 5 s here so it cannot be what woke it)
-    assert delays[int(len(delays) * 0.95) - 1] < 1.0, delays
     # table creation is limited across both processes: 4 per minute in all (1 made above)
     codes = [HttpPlayer(srv.url).post("/api/tables", {"host_name": "Ana"}).status_code
              for srv in (a, b, a, b)]

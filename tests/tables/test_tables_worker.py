@@ -11,9 +11,9 @@ import time
 from typing import Any
 
 import pytest
-from corazones_testkit import ROOT, HttpPlayer, wait_until
 
 from deploy.stack import alive, cmdline, descendants
+from tests.kit import ROOT, HttpPlayer, wait_until
 
 pytestmark = pytest.mark.db
 
@@ -28,7 +28,7 @@ def test_a_separate_robot_worker_process_plays_the_robots(server_factory, migrat
     for seat in (1, 2, 3):
         host.act(tid, "add_robot", seat=seat)
     host.act(tid, "start")
-    time.sleep(0.5)
+    time.sleep(0.5)  # a check that nothing happens: a robot's chance to (wrongly) act in the web
     assert host.state(tid)["view"]["pass_confirmed"] == [False] * 4  # nobody plays them yet
     worker = subprocess.Popen(
         [sys.executable, "-m", "flask", "--app", "app", "robots"], cwd=ROOT,
@@ -104,8 +104,9 @@ def test_difficult_robots_search_in_lower_priority_processes(server_factory):
         wait_until(lambda: robot_plays() >= 6, 60)
         searchers = _search_children(worker.pid)
         assert len(searchers) == 1, searchers
-        base = _nice(worker.pid)  # the test itself may run niced
-        assert all(nice == min(19, base + 5) for _, nice in searchers), (base, searchers)
+        # ROBOT_NICE is added to the worker's own niceness (the suite may itself run niced)
+        lower = min(19, _nice(worker.pid) + 5)
+        assert all(nice == lower for _, nice in searchers), (lower, searchers)
         assert worker.poll() is None
         # the search process and multiprocessing's resource tracker
         started = descendants(worker.pid)
