@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corazones_testkit import Player, wait_until
+from corazones_testkit import Player, close_app, make_app, wait_until
 from sqlalchemy import select, text
 
 import robots
@@ -27,6 +27,19 @@ from tables.models import ClockSeat, Device, PushDevice, PushSubscription, utcno
 from tables.seating import duties, load_game, load_seats, locked_table
 
 pytestmark = pytest.mark.db
+
+
+@pytest.fixture()
+def app(migrated: str) -> Any:
+    """The app, its push sender stopped at the end (these tests keep subscriptions)."""
+    from tables.push import stop_sender
+
+    application = make_app(migrated)
+    yield application
+    stop_sender(application)
+    close_app(application)
+
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 SUB = {"endpoint": "https://fcm.googleapis.com/fcm/send/abc123",
