@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corazones_testkit import Player, close_app, make_app, wait_until
+from corazones_testkit import Player, close_app, make_app
 from sqlalchemy import select, text
 
 import robots
