@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 FLASK := $(VENV)/bin/flask --app app
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: run serve test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-deal bench-load clean
+.PHONY: run serve test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-deal bench-load bench-mismesas clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,11 @@ bench-deal: $(VENV)/.installed
 # make bench-load LOAD_ARGS="--tables 20 --duration 20 --stress ''".
 bench-load: $(VENV)/.installed
 	$(PY) bench/load.py $(LOAD_ARGS)
+
+# Mis mesas with 200 tables for one player: p50/p95 server ms of the page and its API, on SQLite
+# and PostgreSQL (TEST_DATABASE_URL's server, a fresh schema); the last line is JSON.
+bench-mismesas: $(VENV)/.installed
+	BENCH_DATABASE_URL=$(TEST_DATABASE_URL) nice -n 19 $(PY) bench/mis_mesas.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from rules import DEALING, GAME_OVER, Game, Options, RulesError, shuffled_deck
 
-from . import clock, errors, snapshot
+from . import clock, errors, players, snapshot
 from .db import db, write_transaction
 from .errors import ServiceError
 from .hooks import Commit, committed
@@ -124,6 +124,7 @@ def create_table(device: Callable[[], int], body: Mapping[str, Any]) -> str:
         ctx.log("create", None, {"type": "create", "name": table_name})
         ctx.action_id = None  # the id names the creation; its seat row needs no second copy
         ctx.log("sit", 0, {"type": "sit", "seat": 0, "name": host})
+        players.took_seat(table.id, 0, device_id, host)
         table_id, version = table.id, table.version
     after_commit(table_id, version, [], False)
     return table_id
@@ -323,6 +324,7 @@ def h_sit(ctx: Ctx, body: Mapping[str, Any]) -> None:
     free.kind, free.name, free.device_id, free.left = SeatKind.HUMAN, name, ctx.device_id, False
     free.robot_name, free.wants_rematch = "", False
     ctx.log("sit", free.seat, {"type": "sit", "seat": free.seat, "name": name})
+    players.took_seat(ctx.table.id, free.seat, ctx.device_id, name)
     _claim_host_if_none(ctx)
 
 
@@ -615,6 +617,7 @@ def move_seat(table_id: str, token: str, device: Callable[[], int]) -> int:
         s.link_gen += 1  # a link moves a seat once
         ctx = Ctx(table, seats, None, device_id, None, None)
         ctx.log("move_seat", s.seat, {"type": "move_seat", "seat": s.seat})
+        players.took_seat(table_id, s.seat, device_id, None)
         version, seat = table.version, s.seat
     after_commit(table_id, version, [], False)
     return seat
@@ -639,6 +642,7 @@ def sit_vacant(ctx: Ctx, name: str) -> bool:
     free.kind, free.name, free.device_id, free.left = SeatKind.HUMAN, name, ctx.device_id, False
     free.vacant, free.wants_rematch, free.standin = False, False, False
     ctx.log("sit", free.seat, {"type": "sit", "seat": free.seat, "name": name})
+    players.took_seat(ctx.table.id, free.seat, ctx.device_id, name)
     return True
 
 

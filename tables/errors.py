@@ -146,3 +146,20 @@ BY_HTTP_STATUS: dict[int, Refusal] = {
 def catalogue() -> list[Refusal]:
     """Every refusal above (docs and tests list them)."""
     return [v for v in globals().values() if isinstance(v, Refusal)]
+
+
+# -------------------------------------------------------------------- players
+MOVE_LINK_USED = Refusal(404, "bad_move_link",
+                         "Este enlace para llevar el perfil ya no sirve: se usó o se cambió por "
+                         "otro. Pide uno nuevo en «Mis mesas» del otro teléfono.")
+MOVE_SAME_DEVICE = Refusal(409, "move_same_device",
+                           "Este enlace es para abrirlo en el otro teléfono: tu perfil ya está "
+                           "en este.")
+MOVE_RECEIVER_BUSY = Refusal(409, "move_receiver_busy",
+                             "Este teléfono ya juega mesas sin terminar como {name}: termina o "
+                             "abandona esas partidas antes de traer otro perfil. No cambió nada.")
+NO_PROFILE = Refusal(403, "no_profile",
+                     "Este dispositivo todavía no tiene perfil: siéntate en una mesa o abre una.")
+NOT_SEATED_ANYWHERE = Refusal(403, "not_seated",
+                              "Los avisos son para quienes tienen lugar en alguna mesa: siéntate "
+                              "en una o abre una.")

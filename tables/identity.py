@@ -64,10 +64,18 @@ def current_device_id() -> int | None:
     return device_id
 
 
-#: Cookie hash -> (device id, until when): every poll of every page names its device, and the
-#: answer never changes for a hash (a device row is never re-keyed).
+#: Cookie hash -> (device id, until when): every poll of every page names its device. A device
+#: row is re-keyed only when its player moves to another browser (tables/players.py): that
+#: process forgets both hashes at once (:func:`forget_hash`), the others on the Redis notice
+#: (tables/live.py); without Redis, another process may answer to the old hash until its entry
+#: expires (``KNOWN_TTL``).
 _known: dict[str, tuple[int, float]] = {}
 KNOWN_TTL = 60.0
+
+
+def forget_hash(digest: str) -> None:
+    """This process stops believing what it knew about a cookie hash (a device was re-keyed)."""
+    _known.pop(digest, None)
 
 
 def presence_key() -> str:

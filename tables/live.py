@@ -16,8 +16,12 @@ import redis
 from flask import Flask
 
 from .hooks import Commit
+from .identity import forget_hash
 
 CHANNEL = "corazones:tables"
+#: A message ``device-moved <sha256>`` on CHANNEL: every process forgets that cookie hash (a player
+#: moved to another browser, tables/players.py). No table id has this form (they are 24 chars).
+DEVICE_MOVED = "device-moved"
 
 _lock = threading.RLock()
 _cond = threading.Condition(_lock)  # guards _seen, _conds and _waiting
@@ -65,6 +69,16 @@ def publish(table_id: str, version: int) -> None:
             pass
 
 
+def publish_device_moved(digest: str) -> None:
+    """Tell every process to forget a cookie hash (this one has already)."""
+    forget_hash(digest)
+    if _redis is not None:
+        try:
+            _redis.publish(CHANNEL, f"{DEVICE_MOVED} {digest}")
+        except Exception:  # Redis down: other processes forget it within KNOWN_TTL
+            pass
+
+
 def _listen(url: str) -> None:
     while True:
         try:
@@ -78,6 +92,8 @@ def _listen(url: str) -> None:
                     parts = data.decode(errors="replace").split()
                     if len(parts) == 2 and parts[1].isascii() and parts[1].isdigit():
                         _note(parts[0], int(parts[1]))
+                    elif len(parts) == 2 and parts[0] == DEVICE_MOVED:
+                        forget_hash(parts[1])
         except Exception:
             _set_listening(False)
             time.sleep(1.0)

@@ -41,6 +41,11 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    # The player this device is (tables/players.py): the last name it sat or opened a table
+    # with, and its profile-move link (a generation; the SHA-256 of the live link, or None).
+    name: Mapped[str] = mapped_column(String(40), default="", server_default="")
+    move_gen: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    move_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
 
 
 class Table(db.Model):  # type: ignore[name-defined,misc]
@@ -243,4 +248,20 @@ class PushOutbox(db.Model):  # type: ignore[name-defined,misc]
     lease_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     last_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+# -------------------------------------------------------------------- players
+
+
+class PushDevice(db.Model):  # type: ignore[name-defined,misc]
+    """A device's one push subscription: every seat it holds gets a copy (``PushSubscription``
+    rows), now and whenever it sits at another table (tables/players.py)."""
+
+    __tablename__ = "push_devices"
+    device_id: Mapped[int] = mapped_column(ForeignKey("devices.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    endpoint: Mapped[str] = mapped_column(String(ENDPOINT_MAX), index=True)
+    p256dh: Mapped[str] = mapped_column(String(200))
+    auth: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

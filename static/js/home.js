@@ -22,7 +22,7 @@ const hero = $('#hero-cards');
 hero.innerHTML = ['QH', 'AH', 'QS', 'KH', 'JH'].map((c) => `<span class="card">${cardSVG(c, chosen || 'reino')}</span>`).join('');
 
 const nameInput = $('#host-name');
-nameInput.value = store('corazones.name') || '';
+nameInput.value = nameInput.value || store('corazones.name') || '';  // the server's: the last name this device used
 
 // The pace: three short choices; the chosen one's description shows under them.
 const paceDesc = $('#pace-desc');

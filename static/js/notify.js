@@ -19,7 +19,7 @@ const TEXT = {
   offer: 'Avisarme cuando me toque',
   on: 'Avisos: sí',
   off: 'Avisarme cuando me toque',
-  ready: 'Listo: te avisamos en este dispositivo cuando te toque.',
+  ready: 'Listo: te avisamos en este dispositivo cuando te toque, en esta mesa y en todas las tuyas.',
   stopped: 'Avisos apagados en esta mesa.',
   denied: 'Los avisos están bloqueados para este sitio. Para recibirlos, permítelos en los ajustes del navegador y vuelve a tocar «Avisarme cuando me toque».',
   dismissed: 'Sin permiso no podemos avisarte. Cuando quieras, vuelve a tocar «Avisarme cuando me toque».',
@@ -121,16 +121,46 @@ export async function registerWorker() {
   return N.reg;
 }
 
-async function subscribe() {
+/** This browser's push subscription (made with the server's key if there is none yet). */
+async function browserSubscription(key) {
   await registerWorker();
   const reg = await navigator.serviceWorker.ready;
-  const key = (N.status && N.status.public_key) || document.body.dataset.vapidKey;
   if (!key) throw new Error('no key');
   let sub = await reg.pushManager.getSubscription();
   if (sub && !sameKey(sub, key)) { await sub.unsubscribe(); sub = null; }
   if (!sub) sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: b64urlToBytes(key) });
+  return sub;
+}
+
+// The server keeps one subscription per device and gives it to every table where the device
+// sits, now and later (tables/players.py): subscribing here serves all of them.
+async function subscribe() {
+  const sub = await browserSubscription((N.status && N.status.public_key) || document.body.dataset.vapidKey);
   N.status = await postJSON(`${N.api}/push`, { subscription: sub.toJSON() });
 }
+
+/** Mis mesas: the one permission for every table of this device (asked only from the tap).
+ *  Returns the device's status ({public_key, subscribed}) or null. */
+export async function enableDevice(key) {
+  const why = blocker();
+  if (why) { explain(why); return null; }
+  const perm = await Notification.requestPermission();
+  if (perm !== 'granted') {
+    dialog('Avisos', [perm === 'denied' ? TEXT.denied : TEXT.dismissed]);
+    return null;
+  }
+  const sub = await browserSubscription(key || document.body.dataset.vapidKey);
+  const st = await postJSON('/api/push/device', { subscription: sub.toJSON() });
+  say('Listo: te avisamos en este dispositivo cuando te toque, en todas tus mesas.');
+  return st;
+}
+
+/** Whether notices can be offered here, and if not why ('' | 'ios-home' | 'ios-old' | 'unsupported' | 'denied'). */
+export function deviceBlocker() {
+  return blocker() || (permission() === 'denied' ? 'denied' : '');
+}
+
+export { explain, say, TEXT as NOTIFY_TEXT };
 
 /** The tap on «Avisarme cuando me toque»: the only place that asks for permission. */
 export async function enable() {

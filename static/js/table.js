@@ -464,7 +464,7 @@ function renderLobby() {
   parts.push(h('p.lobby-sub', null, `Robots en nivel ${LEVELS[t.robot_level] || 'Normal'}: Carmen, Tito y Luna juegan limpio y siempre aceptan la revancha.`));
   const seated = (t.seats || []).filter((s) => s.kind !== 'empty').length;
   if (m.seat == null && m.can_sit) {
-    const input = h('input', { type: 'text', maxlength: '24', required: true, placeholder: 'Tu nombre', 'aria-label': 'Tu nombre', id: 'sit-name', autocomplete: 'nickname', value: store('corazones.name') || '' });
+    const input = h('input', { type: 'text', maxlength: '24', required: true, placeholder: 'Tu nombre', 'aria-label': 'Tu nombre', id: 'sit-name', autocomplete: 'nickname', value: document.body.dataset.myName || store('corazones.name') || '' });
     // A guest picks the deck they see right here, as the host did on the home page.
     if (!S.sitDeck) S.sitDeck = deck();
     const pick = deckPicker(() => S.sitDeck, (id) => {

@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 from sqlalchemy import delete, select, update
 
-from .. import errors
+from .. import errors, players
 from ..db import db, write_transaction
 from ..errors import ServiceError
 from ..identity import current_device_id
@@ -166,15 +166,16 @@ def api_subscribe(table_id: str) -> Response | tuple[Response, int]:
         table, seat, device_id = _my_seat(table_id)
         if seat is None or device_id is None:
             raise errors.NOT_SEATED_FOR_PUSH.error()
+        # One permission serves every table: the subscription is the device's, given to each
+        # of its seats (this one included) and to the seats it takes later (tables/players.py).
+        players.subscribe_device(device_id, endpoint, p256dh, auth)
         with write_transaction():
-            db.session.execute(delete(PushSubscription).where(
-                PushSubscription.table_id == table_id,
-                (PushSubscription.device_id == device_id)
-                | (PushSubscription.endpoint == endpoint)))
-            db.session.add(PushSubscription(
-                table_id=table_id, seat=seat.seat, device_id=device_id, endpoint=endpoint,
-                p256dh=p256dh, auth=auth, created_at=utcnow(),
-                visible_until=utcnow() + timedelta(seconds=PRESENCE_SECONDS)))
+            db.session.execute(
+                update(PushSubscription)
+                .where(PushSubscription.table_id == table_id,
+                       PushSubscription.device_id == device_id)
+                .values(visible_until=utcnow() + timedelta(seconds=PRESENCE_SECONDS))
+                .execution_options(synchronize_session=False))
         out = _status(table, seat, device_id)
     except ServiceError as err:
         return _fail(err)
@@ -250,6 +251,40 @@ def api_settings(table_id: str) -> Response | tuple[Response, int]:
     return jsonify(out)
 
 
+def _device_status(device_id: int | None) -> dict[str, Any]:
+    return {"public_key": current_app.config.get("VAPID_PUBLIC_KEY", ""),
+            "subscribed": players.device_subscribed(device_id)}
+
+
+@bp.get("/api/push/device")
+def api_device_status() -> Response:
+    """Whether this device gets «Te toca» notices (for every table where it sits)."""
+    return jsonify(_device_status(current_device_id()))
+
+
+@bp.post("/api/push/device")
+def api_device_subscribe() -> Response | tuple[Response, int]:
+    """Subscribe this device once: every seat it holds now and every seat it takes later."""
+    try:
+        endpoint, p256dh, auth = _subscription(_body())
+        device_id = current_device_id()
+        if device_id is None:
+            raise errors.NOT_SEATED_ANYWHERE.error()
+        players.subscribe_device(device_id, endpoint, p256dh, auth)
+    except ServiceError as err:
+        return _fail(err)
+    return jsonify(_device_status(device_id))
+
+
+@bp.post("/api/push/device/off")
+def api_device_unsubscribe() -> Response:
+    """No notices on this device, at any table."""
+    device_id = current_device_id()
+    if device_id is not None:
+        players.unsubscribe_device(device_id)
+    return jsonify(_device_status(device_id))
+
+
 def openapi_paths() -> dict[str, Any]:
     """This blueprint's part of /api/openapi.json (tables/openapi.py merges it in and adds what
     every POST shares: the X-CSRFToken header, 400 csrf, 413, 503)."""
@@ -287,7 +322,23 @@ def openapi_paths() -> dict[str, Any]:
         "keys": {"type": "object", "required": ["p256dh", "auth"], "properties": {
             "p256dh": {"type": "string", "pattern": r"^B[A-P][A-Za-z0-9_-]{85}$"},
             "auth": {"type": "string", "pattern": r"^[A-Za-z0-9_-]{22}$"}}}}}
+    device_status = {"description": "this device's notices, for all its tables", "content": {
+        "application/json": {"schema": {"type": "object", "properties": {
+            "public_key": {"type": "string"}, "subscribed": {"type": "boolean"}}}}}}
     return {
+        "/api/push/device": {
+            "get": {"summary": "Whether this device gets «Te toca» notices (every table)",
+                    "responses": {"200": device_status}},
+            "post": {"summary": "Subscribe this device once, for every seat it holds or takes",
+                     "parameters": [csrf],
+                     "requestBody": body({"subscription": subscription}, ["subscription"]),
+                     "responses": {"200": device_status,
+                                   "400": err("bad_json, bad_subscription, bad_push_endpoint, "
+                                              "csrf"),
+                                   "403": err("not_seated: no seat at any table")}}},
+        "/api/push/device/off": {"post": {
+            "summary": "No notices on this device, at any table",
+            "parameters": [csrf], "responses": {"200": device_status, "400": err("csrf")}}},
         "/api/push/key": {"get": {
             "summary": "The VAPID public key (applicationServerKey)",
             "responses": {"200": {"description": "the key", "content": {"application/json": {
