@@ -146,3 +146,9 @@ BY_HTTP_STATUS: dict[int, Refusal] = {
 def catalogue() -> list[Refusal]:
     """Every refusal above (docs and tests list them)."""
     return [v for v in globals().values() if isinstance(v, Refusal)]
+
+
+# -------------------------------------------------------------------- ratings
+BAD_RATED = Refusal(400, "bad_rated",
+                    "La mesa se juega «con clasificación» o «amistosa»: elige una de las dos")
+PLAYER_NOT_FOUND = Refusal(404, "player_not_found", "Ese jugador no existe")

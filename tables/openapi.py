@@ -103,7 +103,9 @@ def _core_document() -> dict[str, Any]:
                 "renege": {"type": "string", "enum": ["impedido", "permitido"]},
                 "deck": {"type": "string", "enum": list(DECKS)},
                 "robot_level": {"type": "string", "enum": list(LEVELS)},
-                "pace": {"type": "string", "enum": list(PACES)}}},
+                "pace": {"type": "string", "enum": list(PACES)},
+                "rated": {"type": "boolean", "default": True,
+                          "description": "true: con clasificación; false: amistosa"}}},
             "Created": {"type": "object", "properties": {
                 "table_id": {"type": "string"}, "url": {"type": "string"},
                 "state": {"type": "object"}}},
