@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from rules import DEALING, GAME_OVER, Game, Options, RulesError, shuffled_deck
 
-from . import clock, errors, players, snapshot
+from . import clock, errors, players, ratings, snapshot
 from .db import db, write_transaction
 from .errors import ServiceError
 from .hooks import Commit, committed
@@ -94,6 +94,9 @@ def create_table(device: Callable[[], int], body: Mapping[str, Any]) -> str:
     if level not in LEVELS:
         raise errors.BAD_LEVEL.error()
     pace = clock.validate_pace(body)
+    rated = body.get("rated", True)  # «con clasificación» unless the host chose «amistosa»
+    if not isinstance(rated, bool):
+        raise errors.BAD_RATED.error()
     name = body.get("name")
     table_name = clean_name(name, TABLE_NAME_MAX) if name not in (None, "") else f"Mesa de {host}"
     if len(table_name) > TABLE_NAME_MAX:
@@ -108,7 +111,7 @@ def create_table(device: Callable[[], int], body: Mapping[str, Any]) -> str:
             robot_level=level, hand_level=level, status=TableStatus.LOBBY, game_number=0,
             version=0,
             state_version=0, game_json=None, robot_due=False, host_device_id=device_id,
-            created_at=utcnow(), updated_at=utcnow(),
+            rated=rated, created_at=utcnow(), updated_at=utcnow(),
         )
         db.session.add(table)
         db.session.flush()
@@ -433,6 +436,7 @@ def _game_action(ctx: Ctx, body: Mapping[str, Any], action: dict[str, Any]) -> N
         t.status = TableStatus.FINISHED
         for s in ctx.seats:
             s.wants_rematch = False
+        ratings.rate_game(ctx)  # in this transaction: it commits or fails with the last action
 
 
 def _cards_arg(body: Mapping[str, Any], required: bool = True) -> list[str] | None:

@@ -163,3 +163,8 @@ NO_PROFILE = Refusal(403, "no_profile",
 NOT_SEATED_ANYWHERE = Refusal(403, "not_seated",
                               "Los avisos son para quienes tienen lugar en alguna mesa: siéntate "
                               "en una o abre una.")
+
+# -------------------------------------------------------------------- ratings
+BAD_RATED = Refusal(400, "bad_rated",
+                    "La mesa se juega «con clasificación» o «amistosa»: elige una de las dos")
+PLAYER_NOT_FOUND = Refusal(404, "player_not_found", "Ese jugador no existe")

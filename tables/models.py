@@ -71,6 +71,8 @@ class Table(db.Model):  # type: ignore[name-defined,misc]
     host_device_id: Mapped[int | None] = mapped_column(
         ForeignKey("devices.id", ondelete="SET NULL"), nullable=True
     )
+    #: «con clasificación» (True): a finished game moves ratings (tables/ratings.py); «amistosa».
+    rated: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
 
@@ -265,3 +267,55 @@ class PushDevice(db.Model):  # type: ignore[name-defined,misc]
     p256dh: Mapped[str] = mapped_column(String(200))
     auth: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+# -------------------------------------------------------------------- ratings
+
+
+class RatedPlayer(db.Model):  # type: ignore[name-defined,misc]
+    """One rated player: a device (a person) or a robot of one name and level («Carmen ·
+    Difícil»). ``public_id`` is random: the only way others name the player (never the device)."""
+
+    __tablename__ = "rating_players"
+    __table_args__ = (Index("ix_rating_players_board", "games", "mu"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(24), unique=True)
+    device_id: Mapped[int | None] = mapped_column(
+        ForeignKey("devices.id", ondelete="SET NULL"), nullable=True, unique=True)
+    #: ``robot:<name>:<level>`` for a robot; None for a person.
+    robot_key: Mapped[str | None] = mapped_column(String(40), nullable=True, unique=True)
+    #: The name shown: the person's name at their last rated game, or «Carmen · Difícil».
+    name: Mapped[str] = mapped_column(String(60), default="")
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    #: Rated games played (provisional below tables.ratings.PROVISIONAL_GAMES).
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class RatingChange(db.Model):  # type: ignore[name-defined,misc]
+    """What one rated game did to one player's rating. Unique per (table, game, player): the
+    claim that makes a game's update happen once. ``table_id`` has no foreign key: the history
+    outlives an expired table (and is never shown with it: table links stay private)."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (
+        UniqueConstraint("table_id", "game_number", "player_id"),
+        Index("ix_rating_changes_player", "player_id", "id"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("rating_players.id", ondelete="CASCADE"))
+    table_id: Mapped[str] = mapped_column(String(40))
+    game_number: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    total: Mapped[int] = mapped_column(Integer)
+    #: 1 = best; equal totals share a place; whoever left with ABANDONAR is last.
+    place: Mapped[int] = mapped_column(Integer)
+    left: Mapped[bool] = mapped_column(Boolean, default=False)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    sigma_after: Mapped[float] = mapped_column(Float)
+    #: The player's rated games counting this one.
+    games: Mapped[int] = mapped_column(Integer)
+    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

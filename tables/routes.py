@@ -156,6 +156,8 @@ def plain_create() -> WResponse:
         "deck": form.get("deck", "reino"),
         "robot_level": form.get("robot_level", "normal"),
     }
+    rated = form.get("rated", "1")  # con clasificación (1) or amistosa (0)
+    body["rated"] = {"1": True, "0": False}.get(rated, rated)
     try:
         table_id = actions.create_table(ensure_device, body)
     except ServiceError as err:

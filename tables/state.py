@@ -10,7 +10,7 @@ from typing import Any
 
 from rules import public_action
 
-from . import errors, snapshot
+from . import errors, ratings, snapshot
 from .clock import add_to_state
 from .kinds import DECKS, LEVEL_LABELS, LEVELS, LOG_MAX, TAUNTS, SeatKind, TableStatus
 from .seating import is_person, is_robotic, robot_label, seat_of_device
@@ -106,6 +106,10 @@ def build_state(
         "chat": chat_json(snap.chat),
     }
     add_to_state(state, table, seats, game, my_seat, snap.pace, snap.clock)
+    # Ratings: the table's option, and what a finished rated game did to each rated seat.
+    state["table"]["rated"] = bool(table.rated)
+    state["rating_changes"] = ratings.game_changes(table.id, table.game_number) \
+        if table.rated and table.status == TableStatus.FINISHED else None
     return state
 
 

@@ -55,6 +55,7 @@ form.addEventListener('submit', async (e) => {
     renege: fd.get('renege'),
     deck: fd.get('deck') || 'reino',
     robot_level: fd.get('robot_level') || 'normal',
+    rated: fd.get('rated') !== '0', // con clasificación unless the host chose amistosa
     pace: fd.get('pace') === 'turnos' ? `turno_${fd.get('turn_hours') || '12'}h` : (fd.get('pace') || 'sin_reloj'),
   };
   store('corazones.name', name);

@@ -1120,6 +1120,17 @@ function gameChat(t) {
   return chat.filter((c) => (c.game != null ? c.game === game : floor == null || c.id > floor));
 }
 
+// A rated game's change for one seat, «1512 → 1527 (+15)» («?»: still provisional), linking to
+// the player's page; nothing for an amistosa game or a seat that was not rated.
+function ratingChange(seat) {
+  const c = ((S.state && S.state.rating_changes) || []).find((r) => r.seat === seat);
+  if (!c) return null;
+  const q = c.provisional ? '?' : '';
+  const sign = c.change > 0 ? '+' : (c.change < 0 ? '−' : '±');
+  return h('a.rchange', { href: `/jugador/${encodeURIComponent(c.player)}`, class: c.change > 0 ? 'up' : (c.change < 0 ? 'down' : null) },
+    h('span.sr-only', null, 'Clasificación: '), `${c.before} → ${c.after}${q} (${sign}${Math.abs(c.change)})`);
+}
+
 function endScene(v, t) {
   const g = v.game_result;
   const seated = mySeat() != null;
@@ -1133,8 +1144,10 @@ function endScene(v, t) {
     h('span.place', null, g.winners.includes(s) ? '♛' : `${i + 1}.`),
     h('span.rname', null, seatName(s)),
     h('span.rtotal', null, pts(g.totals[s])),
+    ratingChange(s),
     seatInfo(s).wants_rematch ? h('span.badge-ok', null, '¡Revancha!') : null)));
   parts.push(rank);
+  if (t.rated === false) parts.push(h('p.rated-note', null, 'Partida amistosa: no mueve la clasificación.'));
   const last = countingBox(v, true);
   if (last) parts.push(h('details.last-hand', null, h('summary', null, 'La última mano'), last));
   if (seated) {

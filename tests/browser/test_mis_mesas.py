@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browserkit import Watch, new_context, open_table, shots_and_axe
 from playwright.sync_api import Browser
+
+from tests.browser.browserkit import Watch, new_context, open_table, shots_and_axe
 
 pytestmark = pytest.mark.browser
 

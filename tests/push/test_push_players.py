@@ -7,15 +7,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pushkit import (  # noqa: F401 - the fixture is used by name
+
+from tables.push import stop_sender
+from tests.push.pushkit import (  # noqa: F401 - the fixture is used by name
     PushService,
     Subscriber,
     push_service_fixture,
     root,
     verify_vapid,
 )
-
-from tables.push import stop_sender
 
 
 @pytest.fixture()

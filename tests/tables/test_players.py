@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corazones_testkit import Player, close_app, make_app
 from sqlalchemy import select, text
 
 import robots
@@ -25,6 +24,7 @@ from tables import identity, players
 from tables.db import db
 from tables.models import ClockSeat, Device, PushDevice, PushSubscription, utcnow
 from tables.seating import duties, load_game, load_seats, locked_table
+from tests.kit import Player, close_app, make_app
 
 pytestmark = pytest.mark.db
 

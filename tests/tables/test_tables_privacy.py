@@ -159,3 +159,37 @@ def test_no_hidden_card_reaches_any_viewer(app, renege):
     assert stats["responses"] > 50
     if renege == "permitido":
         assert stats["reneges"] > 0 and stats["accusations"] > 0
+
+
+def test_ratings_answers_hold_no_card_device_token_or_table(app):
+    """A rated game's players' pages and Clasificación: names and ratings only."""
+    from tables.identity import COOKIE
+    from tables.models import Device, RatedPlayer, RatingChange
+
+    stats = play_game(app, "impedido", seed=5)
+    assert stats["hands"] >= 1
+    with app.app_context():
+        rows = db.session.query(RatingChange).order_by(RatingChange.id.desc()).limit(4).all()
+        tid = rows[0].table_id
+        pids = [db.session.get(RatedPlayer, r.player_id).public_id for r in rows]
+        devices = [str(d.id) for d in db.session.query(Device).all()]
+        hashes = [d.token_hash for d in db.session.query(Device).all()]
+        db.session.rollback()
+    assert len(pids) == 4
+    viewer = Player(app)
+    viewer.act(tid, "set_deck", deck="noche")  # a device with a cookie token of its own
+    token = viewer.client.get_cookie(COOKIE)
+    assert token is not None
+    json_answers = [viewer.client.get(f"/api/players/{pid}").get_json() for pid in pids]
+    json_answers.append(viewer.client.get("/api/ratings").get_json())
+    for body in json_answers:
+        assert cards_in(body, set()) == set()
+    texts = [str(b) for b in json_answers]
+    texts += [viewer.client.get(f"/jugador/{pid}").get_data(as_text=True) for pid in pids]
+    texts.append(viewer.client.get("/clasificacion").get_data(as_text=True))
+    for text in texts:
+        assert tid not in text and token.value not in text
+        assert not any(h in text for h in hashes)
+        assert "device" not in text.replace("device-width", "")
+    for body in json_answers[:-1]:
+        assert body["player"] not in devices
