@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.browser.browserkit import (
+    MY_TURN_JS,
     Watch,
     add_robot,
     new_context,
@@ -23,10 +24,28 @@ from tests.browser.browserkit import (
     play_one,
     shots_and_axe,
 )
+from tests.kit import wait_until
 
 pytestmark = pytest.mark.browser
 
 IDLE = "() => document.body.dataset.animating === '0'"
+
+
+def _until_accusable(ana: Page, beto: Page) -> None:
+    """ACUSAR shows once a card of the hand is on the table: when a person holds 2♣, that person
+    leads it first (the deal decides; a robot leads at once)."""
+    def next_move() -> Page | str | None:
+        if beto.locator("#accuse-btn").count():
+            return "accusable"
+        return next((p for p in (ana, beto) if p.evaluate(MY_TURN_JS)), None)
+
+    for _ in range(4):
+        move = wait_until(next_move, 30)
+        if move == "accusable":
+            return
+        assert isinstance(move, Page)
+        play_one(move)
+    raise AssertionError("ACUSAR never showed")
 
 
 def _accuse_falsely(beto: Page, ana_seat: int = 0) -> None:
@@ -51,6 +70,7 @@ def _hand_with_false_accusation(ana: Page, beto: Page) -> None:
     if ana.locator("#pass-btn").count() or ana.evaluate(
             "document.body.dataset.phase") == "passing":
         _pass_all(ana, beto)
+    _until_accusable(ana, beto)
     _accuse_falsely(beto)
     ana.wait_for_selector("#next-hand")
 

@@ -9,28 +9,23 @@ from typing import Any
 import pytest
 
 from tables.push import stop_sender
-from tests.push.pushkit import (  # noqa: F401 - the fixture is used by name
-    PushService,
-    Subscriber,
-    push_service_fixture,
-    root,
-    verify_vapid,
-)
+from tests.kit import Player, close_app, make_app
+from tests.push.pushkit import PushService, Subscriber, verify_vapid
 
 
 @pytest.fixture()
 def papp(migrated: str) -> Iterator[Any]:
-    app = root.make_app(migrated, PUSH_INSECURE_ENDPOINTS=True, PUSH_SWEEP=0.2,
+    app = make_app(migrated, PUSH_INSECURE_ENDPOINTS=True, PUSH_SWEEP=0.2,
                         PUSH_BACKOFF=0.5, ROBOT_DELAY=0.0)
     yield app
     stop_sender(app)
-    root.close_app(app)
+    close_app(app)
 
 
 @pytest.mark.db
 def test_one_subscription_brings_the_turn_of_a_table_joined_later(
         papp: Any, push_service: PushService) -> None:
-    ana, beto = root.Player(papp), root.Player(papp)
+    ana, beto = Player(papp), Player(papp)
     first = ana.create("Ana")
     beto.act(first, "sit", name="Beto")
     sub = Subscriber(push_service, "beto-phone")
