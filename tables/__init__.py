@@ -17,6 +17,7 @@ from .db import db, init_db
 from .guards import init_guards
 from .hint_routes import bp as hint_bp
 from .limits import init_limits
+from .records_routes import bp as records_bp
 from .routes import bp
 from .web import init_web
 
@@ -34,6 +35,7 @@ def init_app(app: Flask) -> None:
     live.init_live(app)
     app.register_blueprint(bp)
     app.register_blueprint(hint_bp)
+    app.register_blueprint(records_bp)
     # After every commit, in this order: wake the pages, hand robot turns on, pushes, clocks.
     hooks.register(live.after_commit)
     hooks.register(robot_worker.after_commit)

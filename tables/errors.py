@@ -146,3 +146,14 @@ BY_HTTP_STATUS: dict[int, Refusal] = {
 def catalogue() -> list[Refusal]:
     """Every refusal above (docs and tests list them)."""
     return [v for v in globals().values() if isinstance(v, Refusal)]
+
+# -------------------------------------------------------------------- records (tables/records.py)
+GAME_NOT_FOUND = Refusal(404, "game_not_found", "Esa partida no existe o todavía no terminó")
+BAD_RECORD_FORMAT = Refusal(400, "bad_format",
+                            "Ese formato no existe: pide «json» u «openspiel»")
+NOT_SEATED_FOR_REVIEW = Refusal(403, "not_seated",
+                                "Solo quien juega en esta partida puede repasar sus manos")
+NO_GAME_TO_REVIEW = Refusal(409, "no_game",
+                            "No hay una partida en juego: todavía no hay manos para repasar")
+GAME_OVER_REVIEW = Refusal(409, "game_over",
+                           "La partida terminó: mira su repetición, con las cuatro manos")
