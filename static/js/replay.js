@@ -170,7 +170,8 @@ function arrowFor(from, to) {
 function renderBoard(step) {
   const rec = S.rec;
   const hand = rec.hands[step.hi];
-  const head = h('tr', null, h('th', { scope: 'col' }, 'Mano'), [0, 1, 2, 3].map((s) => h('th', { scope: 'col' }, playerName(hand, s))));
+  const nick = (s) => playerName(hand, s).replace(/^ROBOT /, '');
+  const head = h('tr', null, h('th', { scope: 'col' }, 'Mano'), [0, 1, 2, 3].map((s) => h('th', { scope: 'col', title: playerName(hand, s) }, nick(s))));
   const rows = rec.hands.map((hd, i) => h('tr', { class: i === step.hi ? 'rp-current' : '' },
     h('th', { scope: 'row' }, h('button.rp-jump', { type: 'button', dataset: { hand: String(i) }, 'aria-label': `Ir a la mano ${hd.number}` }, String(hd.number))),
     [0, 1, 2, 3].map((s) => h('td', null, i < step.hi || (i === step.hi && step.kind === 'result') ? String(hd.totals[s]) : '·'))));
@@ -208,6 +209,7 @@ function render() {
   renderCenter(hand, step);
   renderBoard(step);
   renderEvents(hand);
+  $('#rp-legend').hidden = !hand.passes.length || step.kind === 'deal';
   const label = stepLabel(hand, step);
   $('#rp-step').textContent = label;
   $('#rp-meta').textContent = `Partida ${S.rec.game_number} · mano ${hand.number} de ${S.rec.hands.length} · ${hand.pass === 'none' ? 'sin pase' : `pase ${passWord(hand.pass)}`}`;
