@@ -19,6 +19,7 @@ from .hint_routes import bp as hint_bp
 from .limits import init_limits
 from .players_routes import bp as players_bp
 from .ratings_routes import bp as ratings_bp
+from .records_routes import bp as records_bp
 from .routes import bp
 from .web import init_web
 
@@ -38,6 +39,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(hint_bp)
     app.register_blueprint(players_bp)
     app.register_blueprint(ratings_bp)
+    app.register_blueprint(records_bp)
     # After every commit, in this order: wake the pages, hand robot turns on, pushes, clocks.
     hooks.register(live.after_commit)
     hooks.register(robot_worker.after_commit)

@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from rules import DEALING, GAME_OVER, Game, Options, RulesError, shuffled_deck
 
-from . import clock, errors, players, ratings, snapshot
+from . import clock, errors, players, ratings, records, snapshot
 from .db import db, write_transaction
 from .errors import ServiceError
 from .hooks import Commit, committed
@@ -293,7 +293,8 @@ def _deal(ctx: Ctx) -> None:
     events = ctx.game.apply({"type": "deal", "deck": deck})
     ctx.table.hand_level = ctx.table.robot_level
     ctx.game_changed = True
-    ctx.log("deal", None, {"type": "deal", "deck": deck}, events)
+    # The level the robots play this hand with: the game's record reads it from here.
+    ctx.log("deal", None, {"type": "deal", "deck": deck, "level": ctx.table.hand_level}, events)
 
 
 def _new_game(ctx: Ctx) -> None:
@@ -437,6 +438,7 @@ def _game_action(ctx: Ctx, body: Mapping[str, Any], action: dict[str, Any]) -> N
         for s in ctx.seats:
             s.wants_rematch = False
         ratings.rate_game(ctx)  # in this transaction: it commits or fails with the last action
+        records.keep_game(ctx)  # the whole game, kept with its last action (or not at all)
 
 
 def _cards_arg(body: Mapping[str, Any], required: bool = True) -> list[str] | None:

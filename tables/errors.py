@@ -168,3 +168,14 @@ NOT_SEATED_ANYWHERE = Refusal(403, "not_seated",
 BAD_RATED = Refusal(400, "bad_rated",
                     "La mesa se juega «con clasificación» o «amistosa»: elige una de las dos")
 PLAYER_NOT_FOUND = Refusal(404, "player_not_found", "Ese jugador no existe")
+
+# -------------------------------------------------------------------- records (tables/records.py)
+GAME_NOT_FOUND = Refusal(404, "game_not_found", "Esa partida no existe o todavía no terminó")
+BAD_RECORD_FORMAT = Refusal(400, "bad_format",
+                            "Ese formato no existe: pide «json» u «openspiel»")
+NOT_SEATED_FOR_REVIEW = Refusal(403, "not_seated",
+                                "Solo quien juega en esta partida puede repasar sus manos")
+NO_GAME_TO_REVIEW = Refusal(409, "no_game",
+                            "No hay una partida en juego: todavía no hay manos para repasar")
+GAME_OVER_REVIEW = Refusal(409, "game_over",
+                           "La partida terminó: mira su repetición, con las cuatro manos")

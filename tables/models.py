@@ -319,3 +319,24 @@ class RatingChange(db.Model):  # type: ignore[name-defined,misc]
     #: The player's rated games counting this one.
     games: Mapped[int] = mapped_column(Integer)
     at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+# -------------------------------------------------------------------- records
+
+
+class GameRecord(db.Model):  # type: ignore[name-defined,misc]
+    """A finished game kept whole (tables/records.py, docs/RECORDS.md).
+
+    ``table_id`` is no foreign key on purpose: a record outlives its table (an expired table's
+    games stay readable by whoever holds its link)."""
+
+    __tablename__ = "game_records"
+    __table_args__ = (UniqueConstraint("table_id", "game_number"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(40), index=True)
+    game_number: Mapped[int] = mapped_column(Integer)
+    #: The record format's version (docs/RECORDS.md).
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: What a list of games shows (players, totals, winners, hands), without the whole record.
+    summary: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -119,6 +119,7 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
             break
         if phase == "counting":
             stats["hands"] += 1
+            scan_records(tid, players, watcher, view["hand_number"])
             closer = rng.randrange(4)
             r = players[closer].act(tid, "close_count")
             scan(app, tid, closer, r.get_json(), set(public[closer]))
@@ -150,6 +151,24 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
     else:
         raise AssertionError("game did not end")
     return stats
+
+
+def scan_records(tid: str, players: list[Player], watcher: Player, hand_number: int) -> None:
+    """While the game is played: no record for anyone, and each seat's review holds only its
+    own cards and passes of the hands whose count is closed; a spectator gets no review."""
+    for p in players + [watcher]:
+        r = p.client.get(f"/api/tables/{tid}/games/1")
+        assert r.status_code == 404 and r.get_json()["error"] == "game_not_found"
+    assert watcher.client.get(f"/api/tables/{tid}/review").status_code == 403
+    for seat, p in enumerate(players):
+        review = p.client.get(f"/api/tables/{tid}/review").get_json()
+        assert review["seat"] == seat and "deck" not in str(review)
+        assert [h["number"] for h in review["hands"]] == list(range(1, hand_number))
+        for hand in review["hands"]:
+            assert all(hand["dealt"][s] is None and hand["held"][s] is None
+                       for s in range(4) if s != seat)
+            assert all(seat in (x["from"], x["to"]) for x in hand["passes"])
+            assert "reneges" not in hand and "deck" not in hand
 
 
 @pytest.mark.parametrize("renege", ["impedido", "permitido"])
