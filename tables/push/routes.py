@@ -316,9 +316,11 @@ def openapi_paths() -> dict[str, Any]:
     # base64url without padding.
     hosts = "|".join(h.replace(".", r"\.") for h in PUSH_HOSTS)
     subscription = {"type": "object", "required": ["endpoint", "keys"], "properties": {
-        "endpoint": {"type": "string", "maxLength": ENDPOINT_MAX,
-                     "pattern": rf"^https://([a-z0-9-]{{1,20}}\.){{0,3}}({hosts})"
-                                r"/[A-Za-z0-9._~/-]{0,900}$"},
+        # net.endpoint_ok's rule: DNS labels (no IDN) before a push service's host, port 443 at
+        # most written out, then printable ASCII but a backslash.
+        "endpoint": {"type": "string", "minLength": 10, "maxLength": ENDPOINT_MAX,
+                     "pattern": r"^https://((?!xn--)(?!-)[a-z0-9-]{1,63}(?<!-)\.){0,3}"
+                                rf"({hosts})(:443)?([/?#][!-\[\]-~]*)?$"},
         "keys": {"type": "object", "required": ["p256dh", "auth"], "properties": {
             "p256dh": {"type": "string", "pattern": r"^B[A-P][A-Za-z0-9_-]{85}$"},
             "auth": {"type": "string", "pattern": r"^[A-Za-z0-9_-]{22}$"}}}}}

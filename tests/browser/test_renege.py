@@ -1,4 +1,4 @@
-"""Renuncio permitido: a true accusation and a false one, each ruled as seed 003 says: the
+"""Renuncio permitido: a true accusation and a false one, each ruled as the rules say: the
 reneger takes 26 (with the trick as evidence), or the false accuser takes 26."""
 
 from __future__ import annotations

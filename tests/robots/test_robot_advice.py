@@ -1,4 +1,4 @@
-"""The Normal robot follows seed 000's advice; the arena runs."""
+"""The Normal robot follows the classic Hearts advice it was built on; the arena runs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One test (or a few) per rule of seed 003, with the seeds' own examples."""
+"""One test (or a few) per rule of the game, with the rulebook's own examples."""
 
 from __future__ import annotations
 

@@ -7,14 +7,14 @@ hand's points at the end (OpenSpiel's return is 26 minus the points).
 
     HEARTS_DIFF_HANDS=20000 HEARTS_DIFF_SEED=7 .venv/bin/python -m pytest tests/rules -k openspiel
 
-Where seed 003 and OpenSpiel meet, they agree. With the flags below no in-hand disagreement was
+Where our rules and OpenSpiel meet, they agree. With the flags below no in-hand disagreement was
 found, and the rare corners are forced on purpose by crafted deals (asserted explicitly):
   * first trick, void in clubs, nothing but hearts and Q♠: any card (both);
   * leading before hearts are broken with nothing but hearts: any heart (both);
   * leading before hearts are broken with hearts and Q♠: Q♠ only (both;
     ``can_lead_hearts_instead_of_qs`` is False);
   * Q♠ never breaks hearts (``qs_breaks_hearts`` is False).
-What seed 003 has and OpenSpiel does not (seed 003 wins; asserted below where it touches a hand):
+What our rules have and OpenSpiel does not (ours win; asserted below where it touches a hand):
   * renuncio ``permitido``: we accept a card of another suit while the seat holds the led suit
     (OpenSpiel never does); our legal set is OpenSpiel's plus exactly ``renege_mask``;
   * the pass is simultaneous with free changes until confirmation; OpenSpiel passes seat by seat,

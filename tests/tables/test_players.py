@@ -236,10 +236,15 @@ def test_a_receiver_with_unfinished_tables_is_refused_else_its_profile_is_let_go
     assert nora.post("/api/push/device", {"subscription": SUB}).status_code == 200
     page = nora.client.get(link).get_data(as_text=True)
     assert "ya tiene un perfil (Nora)" in page
+    with app.app_context():
+        noras_old = db.session.execute(select(Device.id).where(
+            Device.token_hash == device_hash(nora))).scalar_one()
+        db.session.rollback()
     assert take(nora, link).status_code == 302
     assert me(nora)["name"] == "Ana" and nora.state(ana_table)["me"]["seat"] == 0
     with app.app_context():  # Nora's old subscription went with her old profile
-        assert db.session.execute(select(PushDevice)).first() is None
+        assert db.session.execute(select(PushDevice).where(
+            PushDevice.device_id == noras_old)).first() is None
         db.session.rollback()
 
 
@@ -247,8 +252,8 @@ def test_a_moved_cookie_is_forgotten_by_other_processes_through_redis(migrated: 
     """Another web process (a subprocess with Redis) forgets a cookie hash on the notice."""
     script = textwrap.dedent("""
         import sys, time
-        from corazones_testkit import make_app
         from tables import identity, live
+        from tests.kit import make_app
         app = make_app(sys.argv[1], REDIS_URL="redis://127.0.0.1:6379/0", ROBOT_WORKER="off")
         digest = "e" * 64
         identity._known[digest] = (123456, time.monotonic() + 60)
@@ -260,11 +265,10 @@ def test_a_moved_cookie_is_forgotten_by_other_processes_through_redis(migrated: 
             time.sleep(0.02)
         print("forgotten" if digest not in identity._known else "kept", flush=True)
     """)
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'tests'}"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)
-    proc = subprocess.Popen([sys.executable, "-c",
-                             "import sys, conftest; sys.modules['corazones_testkit'] = conftest;"
-                             "exec(sys.stdin.read())", migrated],
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; exec(sys.stdin.read())",
+                             migrated],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
                             cwd=ROOT)
     assert proc.stdin is not None and proc.stdout is not None
@@ -281,6 +285,7 @@ def test_a_moved_cookie_is_forgotten_by_other_processes_through_redis(migrated: 
         assert proc.stdout.readline().strip() == "forgotten"
     finally:
         proc.wait(20)
+        proc.stdout.close()
 
 
 # ------------------------------------------------------------------ Mis mesas
@@ -431,7 +436,8 @@ def test_one_subscription_serves_every_table_the_device_sits_at(app: Any) -> Non
     assert beto.client.get(f"/api/tables/{fourth}/push").get_json()["subscribed"] is False
     with app.app_context():
         rows = db.session.execute(select(PushSubscription.table_id, PushSubscription.seat,
-                                         PushSubscription.endpoint)).all()
+                                         PushSubscription.endpoint).where(
+            PushSubscription.table_id.in_([first, second, third, fourth]))).all()
         db.session.rollback()
     assert sorted((r.table_id, r.seat) for r in rows) == sorted(
         [(first, 0), (second, 0), (third, 0), (fourth, 1)])

@@ -192,8 +192,9 @@ def test_amistosa_moves_nothing(app):
 def test_whoever_leaves_finishes_last_and_a_stand_in_seat_is_its_person(app):
     tid, (ana, beto) = lobby(app, humans=2, robots_=2)
     ana.act(tid, "start")
-    # Beto's total is the lowest by far: leaving still places him last.
-    set_totals(app, tid, [40, 0, 48, 49])
+    # Beto's total is the lowest by far: leaving still places him last. Any hand ends the game:
+    # a point to Ana, Carmen or Tito reaches 50, and all 26 to Beto is the moon (26 to each other).
+    set_totals(app, tid, [49, 0, 49, 49])
     beto.act(tid, "leave")
     play_to_the_count(app, tid, ana, 0)
     st = ana.act(tid, "close_count").get_json()["state"]
