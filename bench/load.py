@@ -298,6 +298,9 @@ class Run:
         for s in seats:
             if s.kind != "spectator":
                 async with s.s.get(f"{self.url}/api/tables/{tid}") as r:
+                    if r.status != 200 or r.content_type != "application/json":
+                        raise RuntimeError(f"state -> {r.status} {r.content_type} "
+                                           f"{(await r.text())[:120]}")
                     s.state = (await r.json())["state"]
                     s.seat = s.state["me"]["seat"]
         self.tables[tid] = kind
@@ -340,7 +343,8 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
     await asyncio.sleep(duration)
     run.stopping = True
     end_wall = time.time()
-    done, pending = await asyncio.wait(tasks, timeout=8)
+    # No table could be set up (its errors are in the run's report): nothing to wait for.
+    pending = (await asyncio.wait(tasks, timeout=8))[1] if tasks else set()
     for t in pending:
         t.cancel()
     await asyncio.gather(*pending, return_exceptions=True)

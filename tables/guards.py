@@ -15,7 +15,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, Response, jsonify, render_template, request
 
 from . import errors
 
@@ -25,6 +25,19 @@ _UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SEAT_LINK = re.compile(r"(/t/[^/\s?]+/s/)[^/\s?\"]+")
+
+
+def json_object() -> dict[str, Any]:
+    """The request's body as a JSON object (whatever its content type says), else a Spanish 400."""
+    data = request.get_json(silent=True, force=True)
+    if not isinstance(data, dict):
+        raise errors.BAD_JSON.error()
+    return data
+
+
+def refused(err: errors.ServiceError) -> tuple[Response, int]:
+    """The JSON answer to a refusal raised in a route."""
+    return jsonify(err.body()), err.status
 
 
 def refuse(refusal: errors.Refusal, status: int | None = None) -> Any:

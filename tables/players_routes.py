@@ -14,7 +14,6 @@ from flask import (
     jsonify,
     redirect,
     render_template,
-    request,
     url_for,
 )
 from flask_wtf.csrf import generate_csrf
@@ -24,6 +23,7 @@ from werkzeug.wrappers import Response as WResponse
 from . import errors, players
 from .db import db
 from .errors import ServiceError
+from .guards import json_object, refused
 from .identity import current_device_id, device_token, ensure_device, forget_device
 from .kinds import DutyKind
 from .names import clean_name, refuse_robot_like
@@ -60,15 +60,8 @@ def waited_text(seconds: int | None) -> str:
     return f"hace {hours // 24} días"
 
 
-def _fail(err: ServiceError) -> tuple[Response, int]:
-    return jsonify(err.body()), err.status
 
 
-def _body() -> dict[str, Any]:
-    data = request.get_json(silent=True, force=True)
-    if not isinstance(data, dict):
-        raise errors.BAD_JSON.error()
-    return data
 
 
 def _mine() -> dict[str, Any]:
@@ -141,7 +134,7 @@ def api_me() -> Response:
 @bp.post("/api/me")
 def api_set_name() -> Response | tuple[Response, int]:
     try:
-        name = clean_name(_body().get("name"))
+        name = clean_name(json_object().get("name"))
         refuse_robot_like(name)
         try:
             players.set_name(ensure_device, name)
@@ -151,7 +144,7 @@ def api_set_name() -> Response | tuple[Response, int]:
             players.set_name(ensure_device, name)
     except ServiceError as err:
         forget_device()
-        return _fail(err)
+        return refused(err)
     return jsonify(_me())
 
 
@@ -165,7 +158,7 @@ def api_issue_move() -> Response | tuple[Response, int]:
     """A new «Llevar mi perfil a otro teléfono» link (the older one stops working)."""
     device_id = current_device_id()
     if device_id is None:
-        return _fail(errors.NO_PROFILE.error())
+        return refused(errors.NO_PROFILE.error())
     players.issue_move_link(device_id)
     return jsonify(_me())
 
@@ -174,7 +167,7 @@ def api_issue_move() -> Response | tuple[Response, int]:
 def api_void_move() -> Response | tuple[Response, int]:
     device_id = current_device_id()
     if device_id is None:
-        return _fail(errors.NO_PROFILE.error())
+        return refused(errors.NO_PROFILE.error())
     players.void_move_link(device_id)
     return jsonify(_me())
 

@@ -17,6 +17,7 @@ from werkzeug.wrappers import Response as WResponse
 from . import errors
 from .db import db
 from .errors import ServiceError
+from .guards import refused
 from .identity import current_device_id
 from .kinds import DECKS, TableStatus
 from .limits import device_or_address, limiter
@@ -49,8 +50,6 @@ def _known_table(table_id: str) -> bool:
     ).first() is not None
 
 
-def _fail(err: ServiceError) -> tuple[Response, int]:
-    return jsonify(err.body()), err.status
 
 
 def _viewer_deck(table_id: str) -> str:
@@ -76,7 +75,7 @@ def api_games(table_id: str) -> Response | tuple[Response, int]:
             raise errors.NOT_FOUND.error()
         games = finished_games([table_id])[table_id]
     except ServiceError as err:
-        return _fail(err)
+        return refused(err)
     for g in games:
         n = g["game_number"]
         g["record_url"] = f"/api/tables/{table_id}/games/{n}"
@@ -94,7 +93,7 @@ def api_game(table_id: str, number: str) -> Response | tuple[Response, int]:
         if record is None:
             raise errors.GAME_NOT_FOUND.error()
     except ServiceError as err:
-        return _fail(err)
+        return refused(err)
     out = openspiel_export(record) if fmt == "openspiel" else record
     resp = jsonify(out)
     if request.args.get("download") == "1":
@@ -124,7 +123,7 @@ def api_review(table_id: str) -> Response | tuple[Response, int]:
         review = review_for(table, mine.seat)
         db.session.rollback()
     except ServiceError as err:
-        return _fail(err)
+        return refused(err)
     return jsonify(review)
 
 

@@ -28,6 +28,7 @@ from rules import card_label
 from . import actions, errors, live
 from .db import db, reading
 from .errors import ServiceError
+from .guards import json_object
 from .identity import current_device_id, ensure_device, forget_device, offer_cookie, presence_key
 from .kinds import DECKS, LEVELS
 from .limits import chat_limit, churn_device_limit, churn_table_limit, create_limit
@@ -43,11 +44,6 @@ def _digits(raw: str) -> bool:
     return 0 < len(raw) <= 12 and raw.isascii() and raw.isdigit()
 
 
-def _json_body() -> Any:
-    data = request.get_json(silent=True, force=True)
-    if not isinstance(data, dict):
-        raise errors.BAD_JSON.error()
-    return data
 
 
 def _error_response(err: ServiceError, table_id: str | None = None) -> tuple[Response, int]:
@@ -204,7 +200,7 @@ def api_openapi() -> Response:
 @create_limit
 def api_create() -> tuple[Response, int]:
     try:
-        body = _json_body()
+        body = json_object()
         table_id = actions.created_by(body, current_device_id())
         if table_id is None:
             try:
@@ -289,7 +285,7 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
 @churn_table_limit
 def api_action(table_id: str) -> Response | tuple[Response, int]:
     try:
-        body = _json_body()
+        body = json_object()
         try:
             out = actions.perform(table_id, current_device_id(), body,
                                   present=_spectators(table_id), new_device=ensure_device)

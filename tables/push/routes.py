@@ -8,12 +8,13 @@ import os
 from datetime import timedelta
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
+from flask import Blueprint, Response, current_app, jsonify, send_from_directory
 from sqlalchemy import delete, select, update
 
 from .. import errors, players
 from ..db import db, write_transaction
 from ..errors import ServiceError
+from ..guards import json_object, refused
 from ..identity import current_device_id
 from ..kinds import SeatKind
 from ..models import (
@@ -76,15 +77,8 @@ def table_manifest(table_id: str) -> Response | tuple[str, int]:
     return resp
 
 
-def _fail(err: ServiceError) -> tuple[Response, int]:
-    return jsonify(err.body()), err.status
 
 
-def _body() -> dict[str, Any]:
-    data = request.get_json(silent=True, force=True)
-    if not isinstance(data, dict):
-        raise errors.BAD_JSON.error()
-    return data
 
 
 def _my_seat(table_id: str) -> tuple[Table, Seat | None, int | None]:
@@ -131,7 +125,7 @@ def api_status(table_id: str) -> Response | tuple[Response, int]:
         table, seat, device_id = _my_seat(table_id)
         out = _status(table, seat, device_id)
     except ServiceError as err:
-        return _fail(err)
+        return refused(err)
     db.session.rollback()
     return jsonify(out)
 
@@ -162,7 +156,7 @@ def _subscription(body: dict[str, Any]) -> tuple[str, str, str]:
 def api_subscribe(table_id: str) -> Response | tuple[Response, int]:
     """Subscribe this device's seat (the page calls it after the tap that granted permission)."""
     try:
-        endpoint, p256dh, auth = _subscription(_body())
+        endpoint, p256dh, auth = _subscription(json_object())
         table, seat, device_id = _my_seat(table_id)
         if seat is None or device_id is None:
             raise errors.NOT_SEATED_FOR_PUSH.error()
@@ -178,7 +172,7 @@ def api_subscribe(table_id: str) -> Response | tuple[Response, int]:
                 .execution_options(synchronize_session=False))
         out = _status(table, seat, device_id)
     except ServiceError as err:
-        return _fail(err)
+        return refused(err)
     db.session.rollback()
     return jsonify(out)
 
@@ -195,7 +189,7 @@ def api_unsubscribe(table_id: str) -> Response | tuple[Response, int]:
                     PushSubscription.device_id == device_id))
         out = _status(table, seat, device_id)
     except ServiceError as err:
-        return _fail(err)
+        return refused(err)
     db.session.rollback()
     return jsonify(out)
 
@@ -204,7 +198,7 @@ def api_unsubscribe(table_id: str) -> Response | tuple[Response, int]:
 def api_presence(table_id: str) -> Response | tuple[Response, int]:
     """The page is open and visible (a heartbeat) or not any more: no push while it is."""
     try:
-        visible = _body().get("visible")
+        visible = json_object().get("visible")
         if not isinstance(visible, bool):
             raise errors.BAD_PRESENCE.error()
         device_id = current_device_id()
@@ -219,7 +213,7 @@ def api_presence(table_id: str) -> Response | tuple[Response, int]:
                            PushSubscription.device_id == device_id)
                     .values(visible_until=until).execution_options(synchronize_session=False))
     except ServiceError as err:
-        return _fail(err)
+        return refused(err)
     return jsonify({"visible": visible, "seconds": PRESENCE_SECONDS})
 
 
@@ -227,7 +221,7 @@ def api_presence(table_id: str) -> Response | tuple[Response, int]:
 def api_settings(table_id: str) -> Response | tuple[Response, int]:
     """The host sets the reminder's delay (hours, one of ``reminder_choices``)."""
     try:
-        hours = _body().get("reminder_hours")
+        hours = json_object().get("reminder_hours")
         table, seat, device_id = _my_seat(table_id)
         if device_id is None or device_id != table.host_device_id:
             raise errors.NOT_HOST.error()
@@ -246,7 +240,7 @@ def api_settings(table_id: str) -> Response | tuple[Response, int]:
                 turn.remind_at = turn.created_at + timedelta(minutes=minutes)
         out = _status(table, seat, device_id)
     except ServiceError as err:
-        return _fail(err)
+        return refused(err)
     db.session.rollback()
     return jsonify(out)
 
@@ -266,13 +260,13 @@ def api_device_status() -> Response:
 def api_device_subscribe() -> Response | tuple[Response, int]:
     """Subscribe this device once: every seat it holds now and every seat it takes later."""
     try:
-        endpoint, p256dh, auth = _subscription(_body())
+        endpoint, p256dh, auth = _subscription(json_object())
         device_id = current_device_id()
         if device_id is None:
             raise errors.NOT_SEATED_ANYWHERE.error()
         players.subscribe_device(device_id, endpoint, p256dh, auth)
     except ServiceError as err:
-        return _fail(err)
+        return refused(err)
     return jsonify(_device_status(device_id))
 
 

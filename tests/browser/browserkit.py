@@ -117,7 +117,14 @@ def next_step(page: Page, timeout: float = 30_000) -> str:
 
 
 def pass_three(page: Page) -> list[str]:
-    chosen = [click_card(page, "#hand .card:not(.selected)") for _ in range(3)]
+    """Choose three cards and pass them: each tap waits for the hand to settle and for its card
+    to show as chosen (a tap during the deal's animation may land on a moving card)."""
+    chosen = []
+    for n in range(1, 4):
+        page.wait_for_function("() => document.body.dataset.animating !== '1'")
+        chosen.append(click_card(page, "#hand .card:not(.selected)"))
+        page.wait_for_function(
+            "n => document.querySelectorAll('#hand .card.selected').length === n", arg=n)
     page.click("#pass-btn")
     page.wait_for_function("() => !document.querySelector('#pass-btn')")
     return chosen
