@@ -27,6 +27,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import dificil_v1  # noqa: E402
+import moonshooter  # noqa: E402
 
 import robots  # noqa: E402
 from rules import Game, Options, view_for  # noqa: E402
@@ -134,25 +138,50 @@ class Robot(Player):
     wall: list[float] = field(default_factory=list)
     name: str = "robot"
     kw: dict[str, Any] = field(default_factory=dict)  # extra decide() arguments (worlds, ...)
+    pass_times: list[float] = field(default_factory=list)
+
+    def _decide(self, v: dict[str, Any]) -> dict[str, Any]:
+        return robots.decide(v, self.level, self.rng, **self.kw)
 
     def pass3(self, g: Game, seat: int) -> list[str]:
         v = view_for(g, seat)
         t = time.thread_time()
-        a = robots.decide(v, self.level, self.rng, **self.kw)
+        a = self._decide(v)
         self.times.append(time.thread_time() - t)
+        self.pass_times.append(self.times[-1])
         return list(a["cards"])
 
     def play(self, g: Game, seat: int) -> int:
         v = view_for(g, seat)
         t = time.thread_time()
         w = time.perf_counter()
-        a = robots.decide(v, self.level, self.rng, **self.kw)
+        a = self._decide(v)
         self.times.append(time.thread_time() - t)
         self.wall.append(time.perf_counter() - w)
         card = DECK.index(a["card"])
         if card not in _cards(g.legal_mask(seat)) or a["card"] in v["renege_cards"]:
             raise AssertionError(f"illegal move {a} by {self.level}")
         return card
+
+
+class DificilV1(Robot):
+    """Difícil frozen as first shipped (bench/dificil_v1), reproducible (no time limit)."""
+
+    def __init__(self, rng: random.Random, name: str = "dificil_v1") -> None:
+        super().__init__("dificil", rng, name=name, kw={"time_limit": None})
+
+    def _decide(self, v: dict[str, Any]) -> dict[str, Any]:
+        return dificil_v1.decide(v, "dificil", self.rng, **self.kw)
+
+
+class MoonShooter(Robot):
+    """Goes for the moon whenever plausible (bench/moonshooter.py), else plays as DificilV1."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__("moonshooter", rng, name="moonshooter")
+
+    def _decide(self, v: dict[str, Any]) -> dict[str, Any]:
+        return moonshooter.decide(v, self.rng)
 
 
 def _os_action(c: int) -> int:
@@ -357,6 +386,190 @@ def games_to_100(make: Callable[[], Player], n: int, seed: int) -> float:
     return won / n if n else 0.0
 
 
+# ----------------------------------------------------------------- hard fields
+
+
+@dataclass
+class Side:
+    """One player's results, hand by hand, in the seats it was given."""
+
+    points: list[float] = field(default_factory=list)
+    shot: int = 0
+    suffered: int = 0
+
+    def add(self, r: HandResult, seat: int) -> None:
+        self.points.append(r.scores[seat])
+        if r.moon == seat:
+            self.shot += 1
+        elif r.moon is not None:
+            self.suffered += 1
+
+    def per100(self, n: int) -> float:
+        return 100 * n / max(1, len(self.points))
+
+
+@dataclass
+class FieldRow:
+    """A candidate and a comparison player, each alone in the same seat of the same deals
+    against three copies of the field; ``diffs`` is candidate minus comparison, per deal."""
+
+    name: str
+    cand: Side = field(default_factory=Side)
+    comp: Side = field(default_factory=Side)
+    diffs: list[float] = field(default_factory=list)
+    seat_points: list[list[tuple[int, int]]] = field(default_factory=list)  # per deal, cand
+
+    def mean_se(self) -> tuple[float, float]:
+        return _mean_se(self.diffs)
+
+
+def _mean_se(xs: list[float]) -> tuple[float, float]:
+    if not xs:
+        return 0.0, 0.0
+    se = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
+    return statistics.fmean(xs), se
+
+
+def seats_of(d: int, per_deal: int) -> list[int]:
+    """The candidate's seats in deal ``d``: all four, or ``per_deal`` of them in rotation (the
+    rotation is not tied to the pass direction, which follows the deal number)."""
+    if per_deal >= 4:
+        return [0, 1, 2, 3]
+    return [(d // 4 + d + j) % 4 for j in range(per_deal)]
+
+
+def field_run(name: str, cand: Player, comp: Player | None, fld: Player,
+              decks: list[list[str]], per_deal: int = 4, first: int = 0,
+              progress: bool = True) -> FieldRow:
+    """``cand`` and ``comp`` (None: the field itself, one all-field hand per deal) in turn in the
+    same seats against three ``fld``: the same paired method as the Básico arena."""
+    row = FieldRow(name)
+    t0 = time.time()
+    for d, deck in enumerate(decks):
+        direction = (first + d) % 4
+        same = play_hand(deck, direction, [fld] * 4) if comp is None else None
+        diff = 0.0
+        seats = seats_of(first + d, per_deal)
+        row.seat_points.append([])
+        for s in seats:
+            players: list[Player] = [fld] * 4
+            players[s] = cand
+            r = play_hand(deck, direction, players)
+            row.cand.add(r, s)
+            row.seat_points[-1].append((s, r.scores[s]))
+            if same is None:
+                players[s] = comp  # type: ignore[assignment]
+                rc = play_hand(deck, direction, players)
+            else:
+                rc = same
+            row.comp.add(rc, s)
+            diff += r.scores[s] - rc.scores[s]
+        row.diffs.append(diff / len(seats))
+        if progress and (d + 1) % 10 == 0:
+            m, se = row.mean_se()
+            print(f"  {name}: {d + 1}/{len(decks)} deals, diff {m:+.2f} ± {se:.2f}, "
+                  f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    return row
+
+
+def head_to_head(a: Player, b: Player, decks: list[list[str]], first: int = 0,
+                 progress: bool = True) -> FieldRow:
+    """``a`` in seats 0 and 2, ``b`` in 1 and 3, then every deal again with the seats swapped;
+    ``diffs`` is a's mean points minus b's, per deal."""
+    row = FieldRow("head_to_head")
+    t0 = time.time()
+    for d, deck in enumerate(decks):
+        direction = (first + d) % 4
+        diff = 0.0
+        for pa, pb in (((0, 2), (1, 3)), ((1, 3), (0, 2))):
+            players: list[Player] = [a, a, a, a]
+            for s in pb:
+                players[s] = b
+            r = play_hand(deck, direction, players)
+            for s in pa:
+                row.cand.add(r, s)
+                diff += r.scores[s] / 4
+            for s in pb:
+                row.comp.add(r, s)
+                diff -= r.scores[s] / 4
+        row.diffs.append(diff)
+        if progress and (d + 1) % 10 == 0:
+            m, se = row.mean_se()
+            print(f"  head to head: {d + 1}/{len(decks)} deals, diff {m:+.2f} ± {se:.2f}, "
+                  f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    return row
+
+
+def report_field(row: FieldRow, out: dict[str, Any], cand: str, comp: str) -> None:
+    m, se = row.mean_se()
+    c, k = row.cand, row.comp
+    print(f"{row.name:12s} deals {len(row.diffs):4d} hands {len(c.points):5d}  {cand} "
+          f"{statistics.fmean(c.points):5.2f} pts/hand, {comp} {statistics.fmean(k.points):5.2f}"
+          f"  diff {m:+.2f} ± {se:.2f} (95% ± {1.96 * se:.2f})  moons per 100 hands: {cand} "
+          f"shot {c.per100(c.shot):.1f} suffered {c.per100(c.suffered):.1f}, {comp} shot "
+          f"{k.per100(k.shot):.1f} suffered {k.per100(k.suffered):.1f}", flush=True)
+    f = row.name
+    out[f"{f}_hands"] = len(c.points)
+    out[f"{f}_{cand}_points"] = round(statistics.fmean(c.points), 3)
+    out[f"{f}_{comp}_points"] = round(statistics.fmean(k.points), 3)
+    out[f"{f}_diff"] = round(m, 3)
+    out[f"{f}_diff_se"] = round(se, 3)
+    out[f"{f}_{cand}_shot_per100"] = round(c.per100(c.shot), 2)
+    out[f"{f}_{cand}_suffered_per100"] = round(c.per100(c.suffered), 2)
+    out[f"{f}_{comp}_shot_per100"] = round(k.per100(k.shot), 2)
+    out[f"{f}_{comp}_suffered_per100"] = round(k.per100(k.suffered), 2)
+
+
+def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any]) -> None:
+    """Difícil against the hard fields (three moon-shooters, three dificil_v1, three Básico),
+    each paired with dificil_v1 in the same seats, and Difícil against dificil_v1 head to head."""
+    decks = deals(first + n, seed + 1)[first:]
+    out["hard_deals"] = n
+    out["hard_seats_per_deal"] = min(4, per_deal)
+    new = Robot("dificil", random.Random(seed), name="dificil")
+    fields: list[tuple[str, Player, bool]] = [
+        ("vs_basico", Basico(), False),
+        ("vs_dificil_v1", DificilV1(random.Random(seed + 2)), True),
+        ("vs_moonshooters", MoonShooter(random.Random(seed + 3)), False),
+    ]
+    rows = []
+    for name, fld, comp_is_field in fields:
+        v1 = None if comp_is_field else DificilV1(random.Random(seed + 4))
+        row = field_run(name, new, v1, fld, decks, per_deal, first)
+        report_field(row, out, "dificil", "v1")
+        rows.append(row)
+        if name == "vs_basico":
+            ref = reference(decks, first=first)
+            vs = [statistics.fmean(p - ref[d][s] for s, p in sp)
+                  for d, sp in enumerate(row.seat_points)]
+            m, se = _mean_se(vs)
+            out["dificil_vs_basico_hard_decks"] = round(m, 3)
+            out["dificil_vs_basico_hard_decks_se"] = round(se, 3)
+            print(f"dificil vs basico {m:+.2f} ± {se:.2f} on these deals", flush=True)
+    h2h = head_to_head(new, DificilV1(random.Random(seed + 5)), decks[: max(1, n // 2)], first)
+    report_field(h2h, out, "dificil", "v1")
+    rows.append(h2h)
+    # Moons shot by each over the three fields (the same deals and seats for both).
+    c_shot = sum(r.cand.shot for r in rows[:3])
+    v_shot = sum(r.comp.shot for r in rows[:3])
+    hands = sum(len(r.cand.points) for r in rows[:3])
+    c_pts = statistics.fmean(p for r in rows[:3] for p in r.cand.points)
+    v_pts = statistics.fmean(p for r in rows[:3] for p in r.comp.points)
+    out["fields_dificil_shot_per100"] = round(100 * c_shot / hands, 2)
+    out["fields_v1_shot_per100"] = round(100 * v_shot / hands, 2)
+    out["fields_dificil_points"] = round(c_pts, 3)
+    out["fields_v1_points"] = round(v_pts, 3)
+    times = new.times
+    out["dificil_ms_p50"] = round(ms(times, 0.5), 2)
+    out["dificil_ms_p99"] = round(ms(times, 0.99), 2)
+    out["dificil_pass_ms_p99"] = round(ms(new.pass_times, 0.99), 2)
+    out["dificil_decisions"] = len(times)
+    print(f"moons shot per 100 hands over the three fields: dificil {100 * c_shot / hands:.1f}, "
+          f"v1 {100 * v_shot / hands:.1f}; points/hand dificil {c_pts:.2f}, v1 {v_pts:.2f}; "
+          f"dificil CPU ms per decision p50 {ms(times, 0.5):.1f} p99 {ms(times, 0.99):.1f} "
+          f"({len(times)} decisions; passes p99 {ms(new.pass_times, 0.99):.1f})", flush=True)
+
+
 def ms(xs: list[float], q: float) -> float:
     if not xs:
         return 0.0
@@ -379,7 +592,7 @@ def main() -> None:
     n = int(os.environ.get("ARENA_DEALS", "500"))
     n_other = int(os.environ.get("ARENA_NORMAL_DEALS", str(4 * n)))
     seed = int(os.environ.get("ARENA_SEED", "2026"))
-    levels = os.environ.get("ARENA_LEVELS", "facil,normal,dificil").split(",")
+    levels = [x for x in os.environ.get("ARENA_LEVELS", "facil,normal,dificil").split(",") if x]
     n_ismcts = int(os.environ.get("ARENA_ISMCTS", str(n)))
     sims = int(os.environ.get("ARENA_ISMCTS_SIMS", "1000"))
     n_games = int(os.environ.get("ARENA_GAMES", "40"))
@@ -388,7 +601,7 @@ def main() -> None:
     big = deals(first + max(n, n_other, n_ismcts), seed)[first:]
     renege = os.environ.get("ARENA_RENEGE", "impedido")
     out["renege"] = renege
-    ref = reference(big, renege, first=first)
+    ref = reference(big, renege, first=first) if levels else []
     if ref:
         base_pts = statistics.fmean(x for r in ref for x in r)
         print(f"basico   points/hand {base_pts:.2f} (all four seats Básico, {len(ref)} deals)",
@@ -435,6 +648,10 @@ def main() -> None:
             out[f"{lv}_win_rate"] = round(wr, 3)
             print(f"{lv:8s} wins {wr:.1%} of {n_games} games to 100 against three Básico",
                   flush=True)
+    n_hard = int(os.environ.get("ARENA_HARD", "100"))
+    if n_hard:
+        hard_fields(n_hard, seed, int(os.environ.get("ARENA_HARD_SEATS", "4")),
+                    int(os.environ.get("ARENA_HARD_FIRST", "0")), out)
     print(json.dumps(out))
 
 

@@ -1,0 +1,270 @@
+"""The Difícil robot: determinized Monte Carlo search.
+
+It deals the unseen cards many times at random, consistently with everything its seat knows (its
+hand, the cards it passed, every card played, the suits each seat showed out of), plays each of its
+candidate cards in every such deal, finishes the hand with the Normal robot's play for all four
+seats, and keeps the card with the fewest points on average. The same deals serve every candidate,
+so the comparison is paired.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from rules.cards import SUIT_MASK
+from rules.game import legal_mask
+
+from .know import Knowledge
+from .policy import QS, high, low, play_card
+
+QS_BIT = 1 << QS
+
+
+def sample_hands(k: Knowledge, rng: random.Random, tries: int = 30) -> list[int]:
+    """One deal of the unseen cards to the other seats, consistent with ``k``.
+
+    After ``tries`` failed attempts (a renuncio at a permitido table can fake a void) the voids are
+    ignored and only the numbers of cards are kept.
+    """
+    hands = [0, 0, 0, 0]
+    hands[k.me] = k.hand
+    need = [0, 0, 0, 0]
+    known_all = 0
+    for s in range(4):
+        if s != k.me:
+            hands[s] = k.known[s]
+            known_all |= k.known[s]
+            need[s] = k.cards_left[s] - k.known[s].bit_count()
+    pool = k.unseen & ~known_all
+    cards = [c for c in range(52) if pool >> c & 1]
+    others = [s for s in range(4) if s != k.me]
+    # Cards of the suits fewest seats may hold go first.
+    elig = {c: [s for s in others if not k.voids[s] >> (c // 13) & 1] for c in cards}
+    if QS in elig:
+        likely = [s for s in elig[QS] if not k.no_queen >> s & 1]
+        if likely:
+            elig[QS] = likely
+    for attempt in range(tries + 1):
+        strict = attempt < tries
+        order = list(cards)
+        rng.shuffle(order)
+        if strict:
+            order.sort(key=lambda c: len(elig[c]))
+        left = list(need)
+        out = list(hands)
+        ok = True
+        for c in order:
+            seats = elig[c] if strict else others
+            total = 0
+            for s in seats:
+                if left[s] > 0:
+                    total += left[s]
+            if total == 0:
+                ok = False
+                break
+            r = rng.randrange(total)
+            for s in seats:
+                if left[s] > 0:
+                    if r < left[s]:
+                        out[s] |= 1 << c
+                        left[s] -= 1
+                        break
+                    r -= left[s]
+        if ok:
+            return out
+    raise ValueError("no deal is consistent with this view")  # pragma: no cover
+
+
+def rollout(
+    hands: list[int],
+    trick: list[int],
+    leader: int,
+    played: int,
+    tricks_done: int,
+    hearts_broken: bool,
+    points: list[int],
+    voids: list[int],
+    me: int = -1,
+) -> list[int]:
+    """Finish the hand with the Normal policy for all four seats; the hand's scores.
+
+    Only ``me`` tries to stop a moon: the search does not count on the others to do it.
+    """
+    hands = list(hands)
+    points = list(points)
+    voids = list(voids)
+    trick = list(trick)
+    first = tricks_done == 0
+    seat = (leader + len(trick)) % 4
+    while tricks_done < 13:
+        while len(trick) < 4:
+            h = hands[seat]
+            led = trick[0] // 13 if trick else -1
+            legal = legal_mask(h, led, first, hearts_broken)
+            c = play_card(seat, h, legal, trick, played, first, points, voids, seat == me)
+            if led >= 0 and c // 13 != led:
+                voids[seat] |= 1 << led
+            if 26 <= c < 39:
+                hearts_broken = True
+            hands[seat] = h & ~(1 << c)
+            played |= 1 << c
+            trick.append(c)
+            seat = (seat + 1) % 4
+        led = trick[0] // 13
+        win = 0
+        best = trick[0]
+        pts = 0
+        for i in range(4):
+            c = trick[i]
+            if c // 13 == led and c > best:
+                best = c
+                win = i
+            if c == QS:
+                pts += 13
+            elif 26 <= c < 39:
+                pts += 1
+        seat = (seat + win) % 4  # seat is back at the leader after four cards
+        points[seat] += pts
+        trick = []
+        tricks_done += 1
+        first = False
+    for s in range(4):
+        if points[s] == 26:
+            return [0 if t == s else 26 for t in range(4)]
+    return points
+
+
+def candidates(k: Knowledge) -> list[int]:
+    """Legal cards, one per run of cards that are equivalent (nothing unseen between them)."""
+    legal = k.legal
+    unseen = k.unseen
+    out: list[int] = []
+    for suit in range(4):
+        mine = legal & SUIT_MASK[suit]
+        prev = -1
+        while mine:
+            c = low(mine)
+            mine &= mine - 1
+            if prev >= 0 and c != QS and prev != QS:
+                between = ((1 << c) - 1) & ~((1 << (prev + 1)) - 1)
+                if not between & unseen:
+                    out[-1] = c  # equivalent to prev: keep the higher one
+                    prev = c
+                    continue
+            out.append(c)
+            prev = c
+    return out
+
+
+def search_play(
+    k: Knowledge,
+    rng: random.Random,
+    worlds: int = 300,
+    budget_steps: int = 36000,
+    time_limit: float | None = 0.25,
+) -> int:
+    """The Difícil card: fewest mean points over sampled deals, playing out with the Normal policy.
+
+    ``worlds`` caps the sampled deals, ``budget_steps`` the simulated card plays; candidates
+    clearly worse than the best so far (paired over the same deals) stop being simulated.
+    ``time_limit`` (seconds of this thread's CPU time, so a busy machine does not shorten the
+    search) is a safety stop (None: none, for reproducible results).
+    """
+    cands = candidates(k)
+    if len(cands) == 1:
+        return cands[0]
+    start = time.thread_time()
+    remaining = max(1, sum(k.cards_left))
+    leader = (k.me - len(k.trick)) % 4
+    trick = [c for _, c in k.trick]
+    led = trick[0] // 13 if trick else -1
+    scores: list[list[int]] = [[] for _ in cands]
+    active = list(range(len(cands)))
+    steps = 0
+    n = 0
+    tries = 30
+    while n < worlds and len(active) > 1:
+        try:
+            hands = sample_hands(k, rng, tries)
+        except ValueError:  # pragma: no cover - the relaxed deal always exists
+            break
+        if tries and not _consistent(k, hands):
+            tries = 0  # the voids cannot all be true: stop paying for strict attempts
+        for i in active:
+            c = cands[i]
+            h = list(hands)
+            h[k.me] = k.hand & ~(1 << c)
+            voids = list(k.voids)
+            if led >= 0 and c // 13 != led:
+                voids[k.me] |= 1 << led
+            played = k.played | (1 << c)
+            hb = k.hearts_broken or 26 <= c < 39
+            res = _finish(h, trick + [c], leader, played, k.tricks_done, hb, k.points, voids, k.me)
+            scores[i].append(res[k.me])
+        n += 1
+        steps += remaining * len(active)
+        if n in (16, 32, 64, 96, 128):
+            active = _prune(active, scores, n)
+        if steps >= budget_steps and n >= 8:
+            break
+        if time_limit is not None and time.thread_time() - start > time_limit:
+            break
+    m = len(scores[active[0]])
+    best = min(active, key=lambda i: (sum(scores[i][:m]), cands[i]))
+    return cands[best]
+
+
+def _consistent(k: Knowledge, hands: list[int]) -> bool:
+    for s in range(4):
+        if s != k.me:
+            for suit in range(4):
+                if k.voids[s] >> suit & 1 and hands[s] & SUIT_MASK[suit]:
+                    return False
+    return True
+
+
+def _prune(active: list[int], scores: list[list[int]], n: int) -> list[int]:
+    """Drop the candidates whose paired loss to the best is clearly significant."""
+    best = min(active, key=lambda i: sum(scores[i]))
+    keep = []
+    for i in active:
+        if i == best:
+            keep.append(i)
+            continue
+        d = [a - b for a, b in zip(scores[i], scores[best], strict=True)]
+        mean = sum(d) / n
+        var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
+        if mean <= 0.25 + 2.5 * (var / n) ** 0.5:
+            keep.append(i)
+    return keep
+
+
+def _finish(
+    hands: list[int], trick: list[int], leader: int, played: int, tricks_done: int, hb: bool,
+    points: list[int], voids: list[int], me: int,
+) -> list[int]:
+    if len(trick) < 4:
+        return rollout(hands, trick, leader, played, tricks_done, hb, points, voids, me)
+    led = trick[0] // 13
+    win = 0
+    best = trick[0]
+    pts = 0
+    for i in range(4):
+        c = trick[i]
+        if c // 13 == led and c > best:
+            best = c
+            win = i
+        pts += 13 if c == QS else (1 if 26 <= c < 39 else 0)
+    points = list(points)
+    w = (leader + win) % 4
+    points[w] += pts
+    if tricks_done + 1 == 13:
+        for s in range(4):
+            if points[s] == 26:
+                return [0 if t == s else 26 for t in range(4)]
+        return points
+    return rollout(hands, [], w, played, tricks_done + 1, hb, points, voids, me)
+
+
+__all__ = ["candidates", "high", "rollout", "sample_hands", "search_play"]
