@@ -55,8 +55,11 @@ test-postgres: $(VENV)/.installed
 bench-rules: $(VENV)/.installed
 	$(PY) bench/rules_bench.py
 
+# The robots' arena (bench/arena.py): the levels against Básico, then Difícil in the hard fields
+# (moon-shooters, dificil_v1, Básico; head to head with dificil_v1). Ends with one JSON line.
+# Long (an hour or more): ARENA_* variables size it, e.g. ARENA_HARD=40 ARENA_HARD_SEATS=1.
 bench-robots: $(VENV)/.installed
-	$(PY) bench/arena.py
+	nice -n 19 $(PY) bench/arena.py
 
 # Chi-square uniformity of the checkable deal (docs/FAIR_DEAL.md): 200,000 deals per scenario.
 bench-deal: $(VENV)/.installed

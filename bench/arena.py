@@ -10,6 +10,15 @@ ARENA_LEVELS ("facil,normal,dificil"), ARENA_ISMCTS (deals for OpenSpiel's ISMCT
 ARENA_DEALS; 0 skips it), ARENA_ISMCTS_SIMS (1000), ARENA_GAMES (games to 100 per level, 40),
 ARENA_FIRST (skip that many deals of the seeded sequence: a long run split in parts),
 ARENA_RENEGE (impedido, or permitido: robots must still never renege).
+
+Hard fields (after the above; ARENA_LEVELS="" ARENA_ISMCTS=0 ARENA_GAMES=0 runs them alone): on
+their own seeded deals, Difícil alone against three moon-shooters (bench/moonshooter.py), three
+dificil_v1 (bench/dificil_v1: Difícil frozen as first shipped) and three Básico, each time paired
+with dificil_v1 in the same seat of the same deal; then Difícil against dificil_v1 head to head
+(two seats each, every deal played twice with the seats swapped, on half as many deals). Moons
+shot and suffered per 100 hands, CPU per Difícil decision. ARENA_HARD (deals, 100; 0 skips),
+ARENA_HARD_SEATS (candidate seats per deal, 4; fewer rotate, for a quicker run),
+ARENA_HARD_FIRST (skip that many deals). With four seats, ~30 s of CPU a deal.
 """
 
 from __future__ import annotations

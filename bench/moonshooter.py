@@ -2,13 +2,14 @@
 
 It plays the frozen Difícil (bench/dificil_v1) except when a moon looks plausible:
 
-- Passing: a hand with five or more hearts headed by A♥ and K♥ or Q♥, whose side suits are mostly
-  high once its three lowest side cards are gone, passes those three low side cards and keeps
-  its hearts and high cards (else the Difícil pass).
+- Passing: a hand with five or more hearts headed by A♥ and K♥ or Q♥, whose side suits are
+  mostly high (at most three below the jack) once its three lowest side cards are gone, passes
+  those three low side cards and keeps its hearts and high cards (else the Difícil pass).
 - Playing: while no other seat has taken a point and its cards look strong enough (hearts held or
   taken, high cards), it plays out sampled deals going for the moon itself against opponents who
   try to stop it; if the best card brings the moon home in at least ``MOON_RATE`` of them it plays
-  that card, else the Difícil card.
+  that card (once it holds every point taken, at least one, ``GOING_RATE`` is enough), else
+  the Difícil card.
 
 It sees one seat's view only (rules/view.py), like every robot.
 """
@@ -26,7 +27,8 @@ from dificil_v1.search import candidates, sample_hands
 from rules.cards import DECK, HEARTS_MASK, mask_of
 from rules.game import legal_mask
 
-MOON_RATE = 0.3   # the share of sampled deals a shot must win to be tried
+MOON_RATE = 0.25  # the share of sampled deals a shot must win to be tried
+GOING_RATE = 0.12  # ... and to go on with once it holds every point taken (at least one)
 WORLDS = 60
 HIGH = 9          # rank index of J (2 is 0): J, Q, K, A count as high cards
 AH, KH, QH = 38, 37, 36
@@ -46,7 +48,7 @@ def moon_pass(hand: int) -> int | None:
         return None
     kept = side[3:]
     low_kept = sum(1 for c in kept if c % 13 < HIGH)
-    if low_kept > 2:
+    if low_kept > 3:
         return None
     return (1 << side[0]) | (1 << side[1]) | (1 << side[2])
 
@@ -160,7 +162,7 @@ def decide(view: dict[str, Any], rng: random.Random, *, worlds: int = 300,
         k = knowledge_of(view)
         if k.legal & (k.legal - 1) and _plausible(k):
             card, rate = shoot_search(k, rng)
-            if rate >= MOON_RATE:
+            if rate >= (GOING_RATE if k.points[k.me] else MOON_RATE):
                 return {"type": "play", "card": DECK[card]}
     return v1_decide(view, "dificil", rng, worlds=worlds, time_limit=time_limit)
 
