@@ -542,6 +542,7 @@ def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any
         ("vs_moonshooters", MoonShooter(random.Random(seed + 3)), False),
     ]
     rows = []
+    vs: list[float] = []
     for name, fld, comp_is_field in fields:
         v1 = None if comp_is_field else DificilV1(random.Random(seed + 4))
         row = field_run(name, new, v1, fld, decks, per_deal, first)
@@ -568,6 +569,13 @@ def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any
     out["fields_v1_shot_per100"] = round(100 * v_shot / hands, 2)
     out["fields_dificil_points"] = round(c_pts, 3)
     out["fields_v1_points"] = round(v_pts, 3)
+    dump = os.environ.get("ARENA_HARD_DUMP")
+    if dump:  # every hand's figures, to pool runs split with ARENA_HARD_FIRST
+        raw = {r.name: {"diffs": r.diffs, "cand": r.cand.__dict__, "comp": r.comp.__dict__}
+               for r in rows}
+        raw["times"] = {"cand": new.times}  # type: ignore[dict-item]
+        raw["dificil_vs_basico"] = {"diffs": vs}  # type: ignore[dict-item]
+        Path(dump).write_text(json.dumps(raw))
     times = new.times
     out["dificil_ms_p50"] = round(ms(times, 0.5), 2)
     out["dificil_ms_p99"] = round(ms(times, 0.99), 2)
