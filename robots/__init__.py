@@ -6,11 +6,11 @@ game state, and returns the action that seat takes, without ``"seat"`` (the serv
 >>> decide(view, "normal", random.Random(1))        # doctest: +SKIP
 {'type': 'play', 'card': 'QS'}
 
-Levels (seed 000: Normal by default):
+Levels (Normal by default):
 
 - ``facil``: passes its three highest cards, ducks and dumps simply, and plays a random legal card
   three times in ten. Loses to the Básico reference by about 0.7 points a hand.
-- ``normal``: seed 000's advice, by hand (robots/policy.py): the pass keeps Q♠ with four low
+- ``normal``: classic Hearts advice, by hand (robots/policy.py): the pass keeps Q♠ with four low
   spades, else gives Q♠/A♠/K♠ away, makes a void, sheds high hearts; the play ducks, keeps low
   exits, dumps Q♠ and high cards when void, counts cards and voids, stops a moon, goes for one with
   a strong hand. Well under a millisecond a decision.
@@ -23,7 +23,6 @@ Robots never renege (never a card of ``view["renege_cards"]``), never accuse and
 
 from __future__ import annotations
 
-import os
 import random
 from typing import Any
 
@@ -37,7 +36,8 @@ LEVELS: tuple[str, ...] = ("facil", "normal", "dificil")
 LEVEL_LABELS: dict[str, str] = {"facil": "Fácil", "normal": "Normal", "dificil": "Difícil"}
 ROBOT_NAMES: tuple[str, ...] = ("Carmen", "Tito", "Luna")
 HINT_WORLDS = 16
-DIFICIL_WORLDS = int(os.environ.get("ROBOTS_WORLDS", "300"))
+#: Deals Difícil samples per decision (its time limit usually stops it first).
+DIFICIL_WORLDS = 300
 
 
 def _needs_pass(view: dict[str, Any]) -> bool:

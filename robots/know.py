@@ -9,14 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.cards import HEARTS_MASK, QS_BIT, SUIT_MASK, mask_of, parse_card
-
-HEARTS = 2
-SPADES = 3
-QS = 49
-KS = 50
-AS = 51
-FULL = (1 << 52) - 1
+from rules import FULL_MASK as FULL
+from rules import HEARTS_MASK, QS_BIT, SUIT_MASK
+from rules import QUEEN_OF_SPADES as QS
+from rules.cards import mask_of, parse_card
 
 
 @dataclass

@@ -6,17 +6,15 @@ is a few dozen integer operations: fast enough to play thousands of rollouts per
 
 from __future__ import annotations
 
-from rules.cards import HEARTS_MASK, QS_BIT, SUIT_MASK
+from rules import BIT, HEARTS_MASK, INDEX, QS_BIT, SPADES_MASK, SUIT_MASK
+from rules import FULL_MASK as FULL
+from rules import POINTS_MASK as POINTS
+from rules import QUEEN_OF_SPADES as QS
 
-QS = 49
-KS_BIT = 1 << 50
-AS_BIT = 1 << 51
+KS_BIT = BIT[INDEX["KS"]]
+AS_BIT = BIT[INDEX["AS"]]
 AKS = KS_BIT | AS_BIT
-SPADES_MASK = SUIT_MASK[3]
-CLUBS_MASK = SUIT_MASK[0]
-POINTS = HEARTS_MASK | QS_BIT
 LOW_SPADES = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
-FULL = (1 << 52) - 1
 MOON_WORRY = 6  # points one seat alone must hold before the others try to stop a moon
 
 
@@ -325,7 +323,7 @@ def _lead_card(mine: int, out_s: int, suit: int, hand: int, out: int) -> int:
 
 
 def pass_cards(hand: int) -> int:
-    """The Normal robot's pass: a mask of 3 cards of ``hand`` (seed 000's advice).
+    """The Normal robot's pass: a mask of 3 cards of ``hand`` (classic Hearts advice).
 
     Give Q♠ away unless four low spades guard it, and A♠/K♠ when spades are short; make a void in a
     short side suit; shed the high hearts; then the cards most likely to win tricks.

@@ -12,13 +12,11 @@ from __future__ import annotations
 import random
 import time
 
-from rules.cards import SUIT_MASK
-from rules.game import legal_mask
+from rules import QUEEN_OF_SPADES as QS
+from rules import SUIT_MASK, legal_mask
 
 from .know import Knowledge
-from .policy import QS, high, low, play_card
-
-QS_BIT = 1 << QS
+from .policy import high, low, play_card
 
 
 def sample_hands(k: Knowledge, rng: random.Random, tries: int = 30) -> list[int]:

@@ -43,7 +43,6 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ROBOT_THREADS", int, 2, "robot threads per robot process"),
     Setting("ROBOT_SEARCH_PROCS", int, 0, "processes of their own for Difícil's searches"),
     Setting("ROBOT_NICE", int, 0, "the search processes' niceness"),
-    Setting("ROBOTS_WORLDS", int, 300, "deals Difícil samples per decision"),
     Setting("SCHEDULER", str, "inprocess", "inprocess | off: timed work in this process or in "
             "the one `flask scheduler`"),
     Setting("TABLE_EXPIRY_DAYS", int, 30, "days after which an idle table is deleted"),
