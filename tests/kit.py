@@ -195,3 +195,30 @@ class HttpPlayer:
 
     def state(self, table_id: str) -> dict[str, Any]:
         return dict(self.s.get(f"{self.base}/api/tables/{table_id}", timeout=60).json()["state"])
+
+
+def error(r: Any, status: int, code: str) -> dict[str, Any]:
+    """A refusal: its status, its stable code and a Spanish message (a test client's answer)."""
+    assert r.status_code == status, (r.status_code, r.get_data(as_text=True)[:300])
+    body = r.get_json()
+    assert body["error"] == code, body
+    assert isinstance(body["message"], str) and body["message"]
+    return dict(body)
+
+
+def lobby(app: Any, humans: int = 1, robots_: int | None = None,
+          **opts: Any) -> tuple[str, list[Player]]:
+    """A table in the lobby: Ana hosts, ``humans - 1`` more people sit («Jugador 1»…), then
+    ``robots_`` robots (by default, enough to fill the table)."""
+    host = Player(app)
+    tid = host.create("Ana", **opts)
+    players = [host]
+    for i in range(1, humans):
+        p = Player(app)
+        p.act(tid, "sit", name=f"Jugador {i}")
+        players.append(p)
+    robots_ = 4 - humans if robots_ is None else robots_
+    for seat in range(humans, humans + robots_):
+        host.act(tid, "add_robot", seat=seat)
+    return tid, players
+

@@ -21,7 +21,7 @@ from tables import clock, models, snapshot
 from tables.db import db
 from tables.models import Action, Table, utcnow
 from tables.seating import locked_table
-from tests.kit import HttpPlayer, Player, close_app, make_app, wait_until
+from tests.kit import HttpPlayer, Player, close_app, error, make_app, wait_until
 
 pytestmark = pytest.mark.db
 
@@ -49,12 +49,6 @@ def capp(migrated: str, fake: FakeClock) -> Iterator[Any]:
     close_app(application)
 
 
-def error(r: Any, status: int, code: str) -> dict[str, Any]:
-    assert r.status_code == status, (r.status_code, r.get_json())
-    body = r.get_json()
-    assert body["error"] == code, body
-    assert isinstance(body["message"], str) and body["message"]
-    return dict(body)
 
 
 def table_with(app: Any, pace: str, humans: int = 2, **opts: Any) -> tuple[str, list[Player]]:

@@ -24,7 +24,7 @@ from tables import identity, players
 from tables.db import db
 from tables.models import ClockSeat, Device, PushDevice, PushSubscription, utcnow
 from tables.seating import duties, load_game, load_seats, locked_table
-from tests.kit import Player, close_app, make_app
+from tests.kit import Player, close_app, error, make_app
 
 pytestmark = pytest.mark.db
 
@@ -48,12 +48,6 @@ SUB = {"endpoint": "https://fcm.googleapis.com/fcm/send/abc123",
                 "auth": "tBHItJI5svbpez7KI4CCXg"}}
 
 
-def error(r: Any, status: int, code: str) -> dict[str, Any]:
-    assert r.status_code == status, (r.status_code, r.get_data(as_text=True)[:300])
-    body = r.get_json()
-    assert body["error"] == code, body
-    assert isinstance(body["message"], str) and body["message"]
-    return dict(body)
 
 
 def me(p: Player) -> dict[str, Any]:

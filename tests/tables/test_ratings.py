@@ -17,7 +17,7 @@ from tables import actions, ratings
 from tables.db import db
 from tables.models import RatedPlayer, RatingChange, Table
 from tables.seating import Ctx, load_game, load_seats, locked_table
-from tests.kit import Player, wait_until
+from tests.kit import Player, lobby, wait_until
 
 pytestmark = pytest.mark.db
 
@@ -61,17 +61,6 @@ def test_the_shown_number_is_1500_centred():
 # ------------------------------------------------------------------ a game to its end
 
 
-def lobby(app: Any, humans: int, robots_: int, **opts: Any) -> tuple[str, list[Player]]:
-    host = Player(app)
-    tid = host.create("Ana", **opts)
-    players = [host]
-    for i in range(1, humans):
-        p = Player(app)
-        p.act(tid, "sit", name=f"Jugador {i}")
-        players.append(p)
-    for seat in range(humans, humans + robots_):
-        host.act(tid, "add_robot", seat=seat)
-    return tid, players
 
 
 def set_totals(app: Any, tid: str, totals: list[int]) -> None:

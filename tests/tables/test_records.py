@@ -15,24 +15,13 @@ from rules import DECK, Game, Options
 from tables.db import db
 from tables.maintenance import expire_idle_tables
 from tables.models import Action, GameRecord, Table
-from tests.kit import Player, wait_until
+from tests.kit import Player, lobby, wait_until
 
 pytestmark = pytest.mark.db
 
 PLAYED = ("deal", "choose_pass", "confirm_pass", "play", "accuse", "close_count")
 
 
-def lobby(app: Any, humans: int, **opts: Any) -> tuple[str, list[Player]]:
-    host = Player(app)
-    tid = host.create("Ana", **opts)
-    players = [host]
-    for i in range(1, humans):
-        p = Player(app)
-        p.act(tid, "sit", name=f"Jugador {i}")
-        players.append(p)
-    for seat in range(humans, 4):
-        host.act(tid, "add_robot", seat=seat)
-    return tid, players
 
 
 def step(players: list[Player], tid: str, rng: random.Random,

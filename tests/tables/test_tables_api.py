@@ -12,22 +12,11 @@ import robots
 from tables import actions, kinds, maintenance, tokens
 from tables.db import db
 from tables.models import Action, Table
-from tests.kit import ROOT, Player, close_app, make_app, wait_until
+from tests.kit import ROOT, Player, close_app, error, lobby, make_app, wait_until
 
 pytestmark = pytest.mark.db
 
 
-def lobby(app: Any, humans: int = 1, robots_: int = 3, **opts: Any) -> tuple[str, list[Player]]:
-    host = Player(app)
-    tid = host.create("Ana", **opts)
-    players = [host]
-    for i in range(1, humans):
-        p = Player(app)
-        p.act(tid, "sit", name=f"Jugador {i}")
-        players.append(p)
-    for seat in range(humans, humans + robots_):
-        host.act(tid, "add_robot", seat=seat)
-    return tid, players
 
 
 def near_the_end(app: Any, tid: str, totals: list[int]) -> None:
@@ -59,12 +48,6 @@ def count_human_entries(app: Any, tid: str) -> int:
         return n
 
 
-def error(r: Any, status: int, code: str) -> dict[str, Any]:
-    assert r.status_code == status, (r.status_code, r.get_json())
-    body = r.get_json()
-    assert body["error"] == code, body
-    assert isinstance(body["message"], str) and body["message"]
-    return dict(body)
 
 
 # ------------------------------------------------------------------ creating and reading

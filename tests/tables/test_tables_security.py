@@ -17,17 +17,11 @@ import pytest
 from tables.db import db
 from tables.guards import RedactSeatLinks, redact
 from tables.models import Device, Seat
-from tests.kit import ROOT, Player, close_app, free_port, make_app, wait_until
+from tests.kit import ROOT, Player, close_app, error, free_port, make_app, wait_until
 
 pytestmark = pytest.mark.db
 
 
-def error(r: Any, status: int, code: str) -> dict[str, Any]:
-    assert r.status_code == status, (r.status_code, r.get_data(as_text=True)[:300])
-    body = r.get_json()
-    assert body["error"] == code, body
-    assert isinstance(body["message"], str) and body["message"]
-    return dict(body)
 
 
 def devices(app: Any) -> int:
