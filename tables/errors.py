@@ -143,11 +143,6 @@ BY_HTTP_STATUS: dict[int, Refusal] = {
 }
 
 
-def catalogue() -> list[Refusal]:
-    """Every refusal above (docs and tests list them)."""
-    return [v for v in globals().values() if isinstance(v, Refusal)]
-
-
 # -------------------------------------------------------------------- players
 MOVE_LINK_USED = Refusal(404, "bad_move_link",
                          "Este enlace para llevar el perfil ya no sirve: se usó o se cambió por "
