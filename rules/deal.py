@@ -35,6 +35,7 @@ SERVER_TAG: Final = b"corazones/deal-commit/v1"
 SEAT_TAG: Final = b"corazones/seat-commit/v1"
 KEY_TAG: Final = b"corazones/deal-key/v1"
 SERVER_SEAT_TAG: Final = b"corazones/server-seat-seed/v1"
+TABLE_REF_TAG: Final = b"corazones/table-ref/v1"
 SEED_BYTES: Final = 32
 SEATS: Final = 4
 
@@ -50,6 +51,14 @@ def field(data: bytes) -> bytes:
 def u64(n: int) -> bytes:
     """A number (game, hand, seat, counter) as 8 bytes big-endian."""
     return n.to_bytes(8, "big")
+
+
+def table_reference(table_id: str) -> str:
+    """The table's public name in commitments and records (32 hex digits): the first 16 bytes of
+    SHA-256(field(tag) field(id)). The id itself is the capability that opens the table, so it is
+    never published; the reference is fixed for the table's life and reveals nothing of the id."""
+    digest = hashlib.sha256(field(TABLE_REF_TAG) + field(table_id.encode("utf-8"))).digest()
+    return digest[:16].hex()
 
 
 def _context(table: str, game: int, hand: int) -> bytes:

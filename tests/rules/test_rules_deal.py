@@ -30,6 +30,7 @@ from rules.deal import (
     make_record,
     server_seat_seed,
     shuffle,
+    table_reference,
     u64,
     verify,
 )
@@ -126,6 +127,17 @@ def test_second_vector() -> None:
     assert derive_deck(bytes(32), ZERO_SEEDS, "t", 0, 0) == ZERO_DECK
 
 
+#: table_reference("mesa-ejemplo"), checked with `xxd -r -p | sha256sum` over the field bytes.
+TABLE_REF = "b161a427e36322ac65d92b9f056dad25"
+
+
+def test_table_reference_vector() -> None:
+    assert table_reference("mesa-ejemplo") == TABLE_REF
+    message = field(b"corazones/table-ref/v1") + field(b"mesa-ejemplo")
+    assert message.hex().startswith("00000016" + b"corazones/table-ref/v1".hex() + "0000000c")
+    assert table_reference("mesa-ejemplo2") != TABLE_REF and len(table_reference("x")) == 32
+
+
 def test_the_document_carries_the_same_vectors() -> None:
     doc = (ROOT / "docs" / "FAIR_DEAL.md").read_text(encoding="utf-8")
     vectors = [
@@ -133,6 +145,7 @@ def test_the_document_carries_the_same_vectors() -> None:
         " ".join(f"{w:08x}" for w in EXAMPLE_WORDS), " ".join(EXAMPLE_DECK), *EXAMPLE_HANDS,
         ZERO_SERVER_COMMITMENT, ZERO_SEAT0_COMMITMENT, ZERO_KEY, " ".join(ZERO_DECK),
         "`" + "` `".join(SERVER_MESSAGE[i : i + n] for i, n in _message_fields()) + "`",
+        TABLE_REF,
     ]
     for vector in vectors:
         assert vector in doc, vector
