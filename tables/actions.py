@@ -15,9 +15,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from rules import DEALING, GAME_OVER, Game, Options, RulesError, shuffled_deck
+from rules import DEALING, GAME_OVER, Game, Options, RulesError
 
-from . import clock, errors, players, ratings, records, snapshot
+from . import clock, errors, fair_deal, players, ratings, records, snapshot
 from .db import db, write_transaction
 from .errors import ServiceError
 from .hooks import Commit, committed
@@ -27,6 +27,7 @@ from .kinds import (
     DEVICE_MAKING_TYPES,
     LEVELS,
     NO_STALE_CHECK,
+    PAGE_TYPES,
     PROOF_ID_LEN,
     TABLE_NAME_MAX,
     TAUNT_TEXT,
@@ -128,6 +129,7 @@ def create_table(device: Callable[[], int], body: Mapping[str, Any]) -> str:
         ctx.action_id = None  # the id names the creation; its seat row needs no second copy
         ctx.log("sit", 0, {"type": "sit", "seat": 0, "name": host})
         players.took_seat(table.id, 0, device_id, host)
+        fair_deal.publish(ctx, 1, 1)  # the first hand's seeds are sent from the lobby
         table_id, version = table.id, table.version
     after_commit(table_id, version, [], False)
     return table_id
@@ -232,7 +234,7 @@ def _perform_locked(
     ctx = Ctx(table, seats, load_game(table), device_id, action_id, version, robot_seat,
               request_digest=digest)
     mine = ctx.me if robot_seat is None else None
-    if mine is not None and mine.standin:
+    if mine is not None and mine.standin and kind not in PAGE_TYPES:
         clock.take_back_locked(ctx, mine)  # the person is back
     HANDLERS[kind](ctx, body)
     if ctx.game_changed and ctx.game is not None:
@@ -288,13 +290,19 @@ def _seat_arg(body: Mapping[str, Any], key: str = "seat") -> int:
 
 
 def _deal(ctx: Ctx) -> None:
+    """Deal the next hand from its seeds (docs/FAIR_DEAL.md), and publish the server's
+    commitment for the hand after it in the same transaction: the pages send their seeds for it
+    while this hand is played, so no deal ever waits for them."""
     assert ctx.game is not None
-    deck = shuffled_deck()
+    game, hand = ctx.table.game_number, ctx.game.hand_number + 1
+    deck = fair_deal.deal_deck(ctx, game, hand)
     events = ctx.game.apply({"type": "deal", "deck": deck})
     ctx.table.hand_level = ctx.table.robot_level
     ctx.game_changed = True
     # The level the robots play this hand with: the game's record reads it from here.
     ctx.log("deal", None, {"type": "deal", "deck": deck, "level": ctx.table.hand_level}, events)
+    fair_deal.dealt_at(ctx, game, hand)
+    fair_deal.publish(ctx, game, hand + 1)
 
 
 def _new_game(ctx: Ctx) -> None:
@@ -431,12 +439,16 @@ def _game_action(ctx: Ctx, body: Mapping[str, Any], action: dict[str, Any]) -> N
         raise ServiceError.from_rules(err) from None
     ctx.game_changed = True
     ctx.log(action["type"], me.seat, action, events)
+    if action["type"] == "close_count":  # the count is closed: the hand's seeds may be shown
+        fair_deal.reveal(ctx, t.game_number, ctx.game.hand_number)
     if ctx.game.phase == DEALING:
         _deal(ctx)
     elif ctx.game.phase == GAME_OVER:
         t.status = TableStatus.FINISHED
         for s in ctx.seats:
             s.wants_rematch = False
+        fair_deal.drop_unused(ctx, t.game_number)
+        fair_deal.publish(ctx, t.game_number + 1, 1)  # seeds for a rematch, sent meanwhile
         ratings.rate_game(ctx)  # in this transaction: it commits or fails with the last action
         records.keep_game(ctx)  # the whole game, kept with its last action (or not at all)
 
@@ -567,6 +579,12 @@ def h_come_back(ctx: Ctx, body: Mapping[str, Any]) -> None:
         raise errors.NOT_STANDIN.error()
 
 
+def h_deal_seed(ctx: Ctx, body: Mapping[str, Any]) -> None:
+    """A page's seed for the next hand's deal: only a seated person, for their own seat."""
+    me = _need_seated(ctx)
+    fair_deal.accept_seed(ctx, me.seat, body)
+
+
 def h_set_deck(ctx: Ctx, body: Mapping[str, Any]) -> None:
     if ctx.robot_seat is not None or ctx.device_id is None:
         raise errors.NO_DEVICE.error()
@@ -593,6 +611,7 @@ HANDLERS: dict[str, Callable[[Ctx, Mapping[str, Any]], None]] = {
     "close_count": h_close_count, "chat": h_chat, "taunt": h_taunt, "rematch": h_rematch,
     "come_back": h_come_back,
     "set_level": h_set_level, "set_deck": h_set_deck, "standin": h_standin,
+    "deal_seed": h_deal_seed,
 }
 assert set(HANDLERS) == set(ACTION_TYPES)
 

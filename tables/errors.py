@@ -174,3 +174,14 @@ NO_GAME_TO_REVIEW = Refusal(409, "no_game",
                             "No hay una partida en juego: todavía no hay manos para repasar")
 GAME_OVER_REVIEW = Refusal(409, "game_over",
                            "La partida terminó: mira su repetición, con las cuatro manos")
+
+# -------------------------------------------------------------------- the fair deal (fair_deal.py)
+BAD_SEED = Refusal(400, "bad_seed",
+                   "La semilla tiene que ser 64 cifras hexadecimales (0-9, a-f), con el número "
+                   "de partida y de mano")
+SEED_TOO_LATE = Refusal(409, "seed_too_late", "Esa mano ya se repartió")
+SEED_TOO_EARLY = Refusal(409, "seed_too_early",
+                         "Esa mano todavía no se baraja: falta el compromiso del servidor")
+SEED_ALREADY_SENT = Refusal(409, "seed_already_sent", "Ya mandaste tu semilla para esta mano")
+DEAL_NOT_REVEALED = Refusal(404, "deal_not_revealed",
+                            "Este reparto se muestra cuando se cierra la cuenta de la mano")

@@ -69,15 +69,24 @@ GAME_TYPES = ("choose_pass", "confirm_pass", "play", "accuse", "close_count")
 SOCIAL_TYPES = ("chat", "taunt", "rematch")
 SETTING_TYPES = ("set_level", "set_deck")
 CLOCK_TYPES = ("standin", "come_back")
+#: A page's seed for the next hand's deal (docs/FAIR_DEAL.md).
+DEAL_TYPES = ("deal_seed",)
 ACTION_TYPES: tuple[str, ...] = (LOBBY_TYPES + GAME_TYPES + SOCIAL_TYPES + SETTING_TYPES
-                                 + CLOCK_TYPES)
+                                 + CLOCK_TYPES + DEAL_TYPES)
 #: Types whose outcome cannot depend on what changed since the client's version.
 NO_STALE_CHECK = frozenset({"choose_pass", "confirm_pass", "chat", "taunt", "leave", "set_deck",
-                            "come_back"})
+                            "come_back", "deal_seed"})
+#: Actions a page sends by itself, not a person's decision: they never take a seat back from its
+#: stand-in (a phone left open on the table is not its person coming back).
+PAGE_TYPES = frozenset({"deal_seed"})
+#: The fair deal's log entries (the ``deal`` entry itself is the game's).
+FAIR_LOG = ("deal_commit", "seat_commit", "deal_reveal")
 #: Log entry types that do not change the table's state (the stale check ignores them).
 #: ``set_deck`` is logged (with no fields) so that every process's snapshot of the table, which
 #: holds each viewer's deck, is renewed: a page's state then needs no query of its own.
-STATELESS_LOG = frozenset({"chat", "taunt", "set_deck"})
+#: The fair deal's commitments change nothing of the game either: a seed arriving from a page
+#: must not make another person's tap stale.
+STATELESS_LOG = frozenset({"chat", "taunt", "set_deck", "deal_commit", "seat_commit"})
 #: Log entry types shown in the chat.
 SOCIAL_LOG = ("chat", "taunt")
 #: Actions that keep something for a device that has none yet (a seat, a deck choice).

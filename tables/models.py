@@ -340,3 +340,34 @@ class GameRecord(db.Model):  # type: ignore[name-defined,misc]
     #: What a list of games shows (players, totals, winners, hands), without the whole record.
     summary: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+# -------------------------------------------------------------------- the fair deal
+
+
+class DealSeeds(db.Model):  # type: ignore[name-defined,misc]
+    """The secret half of one hand's fair deal (tables/fair_deal.py, docs/FAIR_DEAL.md): the
+    server's seed and each seat's, private until the hand's count closes. The public half (the
+    commitments) is in the log. Written under the table's lock with the log entries it goes with,
+    so every web process and a restart see the same seeds."""
+
+    __tablename__ = "deal_seeds"
+    __table_args__ = (UniqueConstraint("table_id", "game", "hand"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    game: Mapped[int] = mapped_column(Integer)
+    hand: Mapped[int] = mapped_column(Integer)
+    #: 64 lowercase hex digits each.
+    server_seed: Mapped[str] = mapped_column(String(64))
+    server_commitment: Mapped[str] = mapped_column(String(64))
+    #: Four entries by seat: the seed (hex) or None while that seat has none.
+    seat_seeds: Mapped[list[Any]] = mapped_column(JSON)
+    seat_commitments: Mapped[list[Any]] = mapped_column(JSON)
+    #: Four entries by seat: "player", "server" (a robot, or a page that sent nothing) or None.
+    by: Mapped[list[Any]] = mapped_column(JSON)
+    #: The log versions of the entries the record cites: ``server``, ``seats`` (four), ``deal``,
+    #: ``closed``, ``revealed`` (their times are read from those log rows).
+    stamps: Mapped[dict[str, Any]] = mapped_column(JSON)
+    dealt: Mapped[bool] = mapped_column(Boolean, default=False)
+    revealed: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -98,11 +98,20 @@ ACTION_FIELDS: dict[str, dict[str, Any]] = {
     "taunt": {"taunt_id": {"type": "string", "enum": [t["id"] for t in TAUNTS]}},
     "set_level": {"robot_level": {"type": "string", "enum": list(LEVELS)}},
     "set_deck": {"deck": {"type": "string", "enum": list(DECKS)}},
+    "deal_seed": {
+        "game": {"type": "integer", "format": "int32", "minimum": 1, "maximum": VERSION_MAX,
+                 "description": "`fair_deal.next.game`"},
+        "hand": {"type": "integer", "format": "int32", "minimum": 1, "maximum": VERSION_MAX,
+                 "description": "`fair_deal.next.hand`"},
+        "seed": {"type": "string", "pattern": "^[0-9a-f]{64}$", "minLength": 64,
+                 "maxLength": 64, "description": "the page's 32 random bytes, lowercase hex; "
+                 "kept private until the hand's count closes (docs/FAIR_DEAL.md)"}},
 }
 _ACTION_REQUIRED = {"sit": ["name"], "add_robot": ["seat"], "remove_robot": ["seat"],
                     "reissue_link": ["seat"], "standin": ["seat"], "choose_pass": ["cards"],
                     "play": ["card"], "accuse": ["accused"], "chat": ["text"],
-                    "taunt": ["taunt_id"], "set_level": ["robot_level"], "set_deck": ["deck"]}
+                    "taunt": ["taunt_id"], "set_level": ["robot_level"], "set_deck": ["deck"],
+                    "deal_seed": ["game", "hand", "seed"]}
 assert set(ACTION_FIELDS) == set(ACTION_TYPES)
 
 

@@ -22,6 +22,7 @@ from sqlalchemy import or_, select
 
 from rules import DECK, GAME_OVER, Game, Options, cards_of, pass_target
 
+from . import fair_deal
 from .db import db
 from .kinds import LEVEL_LABELS, ROBOT_NAMES, SeatKind
 from .models import Action, GameRecord, Table, utcnow
@@ -298,6 +299,8 @@ def keep_game(ctx: Ctx) -> GameRecord:
     t = ctx.table
     db.session.flush()
     record = build_record(t, t.game_number, _rows_of_game(t.id, t.game_number), t.hand_level)
+    for hand in record["hands"]:
+        hand["fair_deal"] = fair_deal_of(t.id, t.game_number, hand)
     if ctx.game is not None and (not record["finished"] or record["totals"] != ctx.game.totals):
         # The log is the truth; a game whose snapshot was edited by hand differs from it.
         log.warning("table %s game %s: the log's replay differs from the game's snapshot",
@@ -317,6 +320,30 @@ def keep_game(ctx: Ctx) -> GameRecord:
     row.summary = summary
     row.created_at = utcnow()
     return row
+
+
+def shuffler_label(player: dict[str, Any], by: str) -> str:
+    """Who shuffled for a seat: the person, «el servidor por Ana» for a person whose page sent no
+    seed in time (absent, or a stand-in playing), «el servidor» for a robot."""
+    if by == "player":
+        return str(player["name"])
+    if player["kind"] == "human":
+        return f"el servidor por {player['name']}"
+    return "el servidor"
+
+
+def fair_deal_of(table_id: str, game_number: int, hand: dict[str, Any]) -> dict[str, Any] | None:
+    """A hand's deal record (docs/FAIR_DEAL.md) and who shuffled for each seat; None for a hand
+    dealt before the fair deal existed."""
+    deal = fair_deal.deal_record(table_id, game_number, int(hand["number"]))
+    if deal is None:
+        return None
+    by = {e["seat"]: e["by"] for e in deal["seats"]}
+    return {
+        "shuffled_by": [{"seat": p["seat"], "by": by[p["seat"]],
+                         "label": shuffler_label(p, by[p["seat"]])} for p in hand["players"]],
+        "record": deal,
+    }
 
 
 def summary_of(record: dict[str, Any]) -> dict[str, Any]:
@@ -416,5 +443,5 @@ def _seat_hand(hand: dict[str, Any], seat: int, own: bool) -> dict[str, Any]:
     return out
 
 
-__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "build_record", "finished_games", "game_record",
-           "keep_game", "replay_url", "review_for", "review_url", "summary_of"]
+__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "build_record", "fair_deal_of", "finished_games",
+           "game_record", "keep_game", "replay_url", "review_for", "review_url", "summary_of"]

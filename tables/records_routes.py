@@ -14,7 +14,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from sqlalchemy import select
 from werkzeug.wrappers import Response as WResponse
 
-from . import errors
+from . import errors, fair_deal
 from .db import db
 from .errors import ServiceError
 from .guards import refused
@@ -127,6 +127,35 @@ def api_review(table_id: str) -> Response | tuple[Response, int]:
     return jsonify(review)
 
 
+@bp.get("/api/tables/<table_id>/deals/<game>/<hand>")
+def api_deal(table_id: str, game: str, hand: str) -> Response | tuple[Response, int]:
+    """A hand's deal record (``corazones/deal-record/v1``, docs/FAIR_DEAL.md), for anyone who
+    holds the table's link, from the moment its count closed. A finished game's hands are also
+    read from its record once the table expired."""
+    try:
+        if not _known_table(table_id):
+            raise errors.NOT_FOUND.error()
+        g, h = _deal_number(game), _deal_number(hand)
+        record = fair_deal.deal_record(table_id, g, h)
+        if record is None:
+            kept = game_record(table_id, g)
+            hands = kept["hands"] if kept is not None else []
+            found = next((x.get("fair_deal") for x in hands if x["number"] == h), None)
+            record = found["record"] if found else None
+        db.session.rollback()
+        if record is None:
+            raise errors.DEAL_NOT_REVEALED.error()
+    except ServiceError as err:
+        return refused(err)
+    return jsonify(record)
+
+
+def _deal_number(raw: str) -> int:
+    if not (0 < len(raw) <= 9 and raw.isascii() and raw.isdigit()):
+        raise errors.DEAL_NOT_REVEALED.error()
+    return int(raw)
+
+
 # ------------------------------------------------------------------ pages
 
 
@@ -192,4 +221,18 @@ register_paths({
             "409": {"description": "no game in play (lobby), or the game is over (`url`: "
                                    "its replay)"},
             "429": {"description": "too many reviews"}}}},
+    "/api/tables/{table_id}/deals/{game}/{hand}": {"get": {
+        "summary": "A hand's deal record, once its count closed (docs/FAIR_DEAL.md)",
+        "parameters": [TABLE_ID,
+                       {"name": "game", "in": "path", "required": True,
+                        "schema": {"type": "integer", "minimum": 1}},
+                       {"name": "hand", "in": "path", "required": True,
+                        "schema": {"type": "integer", "minimum": 1}}],
+        "responses": {
+            "200": {"description": "`corazones/deal-record/v1`: `{format, table, game, hand, "
+                                   "server, seats, deal, deck, closed, revealed}`; "
+                                   "`python -m rules.deal verify` checks it",
+                    "content": _JSON_OBJECT},
+            "404": {"description": "no such table, or the hand is not revealed yet "
+                                   "(`deal_not_revealed`), or was dealt before the fair deal"}}}},
 })

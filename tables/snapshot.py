@@ -26,8 +26,9 @@ from sqlalchemy import select
 
 from rules import Game, view_for
 
+from . import fair_deal
 from .db import is_sqlite, reading
-from .kinds import CHAT_SHOWN, SOCIAL_LOG
+from .kinds import CHAT_SHOWN, FAIR_LOG, SOCIAL_LOG
 from .models import Action, ClockSeat, ClockTable, Seat, Table, Viewer
 
 TABLE_FIELDS = ("id", "name", "target", "renege", "deck", "robot_level", "hand_level", "status",
@@ -55,6 +56,8 @@ class Snapshot:
     chat: list[Any]  # the last CHAT_SHOWN social log rows, oldest first
     log: list[Any]  # the last LOG_KEEP log rows, oldest first, ending at ``version``
     decks: dict[int, str] = field(default_factory=dict)  # device -> the deck it chose here
+    #: The fair deal's public half (``fair_deal.public_info``): commitments, revealed hands.
+    fair: dict[str, Any] = field(default_factory=dict)
     _views: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -122,6 +125,8 @@ def after_action(
         return None
     if any(r.type == "set_deck" for r in rows):
         return None  # a viewer's deck changed: the next read loads the decks
+    if any(r.type in FAIR_LOG for r in rows):
+        return None  # a commitment or a reveal: the next read loads the fair deal's half
     if clock_state is None:
         pace, clock = prior.pace, prior.clock
     else:
@@ -136,7 +141,7 @@ def after_action(
     return Snapshot(
         version=table.version, table=_copy(table, TABLE_FIELDS),
         seats=[_copy(s, SEAT_FIELDS) for s in seats], game=game, pace=pace, clock=clock,
-        chat=chat, log=log, decks=prior.decks,
+        chat=chat, log=log, decks=prior.decks, fair=prior.fair,
     )
 
 
@@ -200,10 +205,11 @@ def load(table_id: str) -> Snapshot | None:
                          .order_by(a.c.version.desc()).limit(chat_n))[::-1]
         decks = {int(r.device_id): str(r.deck) for r in conn.execute(
             select(v.c.device_id, v.c.deck).where(v.c.table_id == table_id))}
+        fair = fair_deal.public_info(conn, table_id, int(table.game_number))
         # PostgreSQL reads each statement at its own moment: keep it only if nothing moved.
         steady = steady and (is_sqlite() or _version(conn, table_id) == version)
     snap = Snapshot(version=version, table=table, seats=seats, game=game, pace=pace, clock=clock,
-                    chat=chat, log=log, decks=decks)
+                    chat=chat, log=log, decks=decks, fair=fair)
     if steady:
         store(table_id, snap)
     return snap

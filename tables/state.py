@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from rules import public_action
+from rules.deal import table_reference
 
 from . import errors, ratings, snapshot
 from .clock import add_to_state
@@ -110,7 +111,18 @@ def build_state(
     state["table"]["rated"] = bool(table.rated)
     state["rating_changes"] = ratings.game_changes(table.id, table.game_number) \
         if table.rated and table.status == TableStatus.FINISHED else None
+    state["fair_deal"] = fair_deal_json(snap.fair, table.id)
     return state
+
+
+def fair_deal_json(fair: dict[str, Any], table_id: str) -> dict[str, Any]:
+    """The fair deal's public half (a copy: the snapshot's is shared by threads)."""
+    nxt = fair.get("next")
+    return {
+        "table": fair.get("table") or table_reference(table_id),
+        "next": None if nxt is None else {**nxt, "seats": [dict(s) for s in nxt["seats"]]},
+        "revealed": [dict(r) for r in fair.get("revealed", [])],
+    }
 
 
 def entry_for(row: Any, viewer: int | None) -> dict[str, Any]:
