@@ -1,10 +1,13 @@
 """Whole games played by robot choices through four human seats, with every response every seat
-and a spectator receives scanned for a card its viewer may not see (both renege modes)."""
+and a spectator receives scanned for a card its viewer may not see (both renege modes), and for
+any seed of the fair deal not revealed yet (seats 0 and 2 send their pages' seeds, 1 and 3 let
+the server shuffle for them)."""
 
 from __future__ import annotations
 
 import random
 import re
+import secrets
 from typing import Any
 
 import pytest
@@ -12,7 +15,7 @@ import pytest
 import robots
 from rules import Game
 from tables.db import db
-from tables.models import Table
+from tables.models import DealSeeds, Table
 from tests.kit import Player
 
 # Privacy is the service's logic, not the database's: this runs once, on SQLite.
@@ -83,6 +86,34 @@ def scan(app: Any, tid: str, seat: int | None, body: Any, public: set[str],
     return len(seen)
 
 
+def hidden_seeds(app: Any, tid: str) -> set[str]:
+    """Every seed of the table's fair deal not revealed yet (server's and seats', in hex)."""
+    with app.app_context():
+        rows = db.session.query(DealSeeds).filter(DealSeeds.table_id == tid,
+                                                  DealSeeds.revealed.is_(False)).all()
+        out = {r.server_seed for r in rows} | {s for r in rows for s in r.seat_seeds if s}
+        db.session.rollback()
+    return out
+
+
+def scan_seeds(app: Any, tid: str, text: str) -> None:
+    """A response's raw text holds no seed that is still secret."""
+    for seed in hidden_seeds(app, tid):
+        assert seed not in text, "a secret seed of the fair deal reached a viewer"
+
+
+def send_seed(app: Any, tid: str, p: Player, state: dict[str, Any]) -> int:
+    """What a page does: a seed of its own for the pending hand, once. Returns 1 if sent."""
+    nxt = state["fair_deal"]["next"]
+    seat = state["me"]["seat"]
+    if nxt is None or seat is None or nxt["seats"][seat]["commitment"] is not None:
+        return 0
+    r = p.act(tid, "deal_seed", game=nxt["game"], hand=nxt["hand"],
+              seed=secrets.token_hex(32))
+    scan_seeds(app, tid, r.get_data(as_text=True))
+    return 1
+
+
 def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
     rng = random.Random(seed)
     ana = Player(app)
@@ -95,7 +126,8 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
     ana.act(tid, "start")
     since = [0] * 5
     public: list[set[str]] = [set() for _ in range(5)]
-    stats = {"responses": 0, "accusations": 0, "reneges": 0, "hands": 0}
+    stats = {"responses": 0, "accusations": 0, "reneges": 0, "hands": 0, "seeds": 0,
+             "polls": 0}
     reneger: dict[str, int] = {}
 
     def look() -> list[dict[str, Any]]:
@@ -105,9 +137,16 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
             r = p.client.get(f"/api/tables/{tid}?since={since[i]}")
             body = r.get_json()
             scan(app, tid, i if i < 4 else None, body, public[i], game)
+            scan_seeds(app, tid, r.get_data(as_text=True))
+            if since[i] < body["state"]["version"] - 1:  # a long-poll's answer, at once
+                polled = p.client.get(f"/api/tables/{tid}/poll?since={since[i]}")
+                scan_seeds(app, tid, polled.get_data(as_text=True))
+                stats["polls"] += 1
             since[i] = body["state"]["version"]
             stats["responses"] += 1
             views.append(body["state"]["view"])
+            if i in (0, 2):
+                stats["seeds"] += send_seed(app, tid, p, body["state"])
         assert views[4] is None or "hand" not in views[4]
         return views
 
@@ -121,6 +160,9 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
             stats["hands"] += 1
             scan_records(tid, players, watcher, view["hand_number"])
             closer = rng.randrange(4)
+            assert all(e["type"] != "deal_reveal" or e["hand"] < view["hand_number"]
+                       for e in players[0].client.get(f"/api/tables/{tid}?since=0")
+                       .get_json()["log"])
             r = players[closer].act(tid, "close_count")
             scan(app, tid, closer, r.get_json(), set(public[closer]))
             continue
@@ -147,6 +189,7 @@ def play_game(app: Any, renege: str, seed: int) -> dict[str, int]:
             action = robots.decide(mine, "facil", rng)
             r = p.act(tid, action.pop("type"), **action)
         scan(app, tid, seat, r.get_json(), set(public[seat]))
+        scan_seeds(app, tid, r.get_data(as_text=True))
         stats["responses"] += 1
     else:
         raise AssertionError("game did not end")
@@ -159,10 +202,14 @@ def scan_records(tid: str, players: list[Player], watcher: Player, hand_number: 
     for p in players + [watcher]:
         r = p.client.get(f"/api/tables/{tid}/games/1")
         assert r.status_code == 404 and r.get_json()["error"] == "game_not_found"
+        r = p.client.get(f"/api/tables/{tid}/deals/1/{hand_number}")  # counting, not closed
+        assert r.status_code == 404 and r.get_json()["error"] == "deal_not_revealed"
     assert watcher.client.get(f"/api/tables/{tid}/review").status_code == 403
     for seat, p in enumerate(players):
-        review = p.client.get(f"/api/tables/{tid}/review").get_json()
+        answer = p.client.get(f"/api/tables/{tid}/review")
+        review = answer.get_json()
         assert review["seat"] == seat and "deck" not in str(review)
+        scan_seeds(p.app, tid, answer.get_data(as_text=True))
         assert [h["number"] for h in review["hands"]] == list(range(1, hand_number))
         for hand in review["hands"]:
             assert all(hand["dealt"][s] is None and hand["held"][s] is None
@@ -176,6 +223,7 @@ def test_no_hidden_card_reaches_any_viewer(app, renege):
     stats = play_game(app, renege, seed=7 if renege == "impedido" else 11)
     assert stats["hands"] >= 1
     assert stats["responses"] > 50
+    assert stats["seeds"] >= 2 * stats["hands"] and stats["polls"] > 10
     if renege == "permitido":
         assert stats["reneges"] > 0 and stats["accusations"] > 0
 
