@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
 import robots
 from rules.deal import commit, derive_deck, server_seat_seed, table_reference, verify
 from tables import snapshot
 from tables.db import db
 from tables.models import Action, DealSeeds, Table
-from tests.kit import ROOT, Player, close_app, error, lobby, make_app, wait_until
+from tests.kit import ROOT, HttpPlayer, Player, close_app, error, lobby, make_app, wait_until
 
 pytestmark = pytest.mark.db
 
@@ -351,3 +352,49 @@ def test_a_restart_between_commitment_and_deal_keeps_the_seeds(migrated: str) ->
             ref, 1, 1)
     finally:
         close_app(second)
+
+
+def test_two_web_processes_deal_and_reveal_the_same_seeds(server_factory: Any) -> None:
+    """Seeds sent to one process, the deal made by another, the record read from the first:
+    one hand, four people, every request alternating between the two processes."""
+    a, b = server_factory(ROBOT_WORKER="off"), server_factory(ROBOT_WORKER="off")
+    host = HttpPlayer(a.url)
+    r = host.post("/api/tables", {"host_name": "Ana", "target": 50})
+    assert r.status_code == 201, r.text
+    tid = r.json()["table_id"]
+    people = [host]
+    for i in range(1, 4):
+        p = HttpPlayer(a.url)
+        assert p.act(tid, "sit", name=f"P{i}").status_code == 200
+        people.append(p)
+    for p in people:  # each person's requests go to the other process from now on
+        p.base = b.url if p.base == a.url else a.url
+    seeds = {}
+    for seat in (0, 2):
+        seeds[seat] = secrets.token_hex(32)
+        r = people[seat].act(tid, "deal_seed", game=1, hand=1, seed=seeds[seat])
+        assert r.status_code == 200, r.text
+    fair = people[1].state(tid)["fair_deal"]
+    assert [s["by"] for s in fair["next"]["seats"]] == ["player", None, "player", None]
+    assert host.act(tid, "start").status_code == 200
+    rng = random.Random(9)
+    for _ in range(200):
+        states = [p.state(tid) for p in people]
+        v = states[0]["view"]
+        if v["phase"] == "counting":
+            break
+        seat = v["to_act"][0]
+        action = robots.decide(states[seat]["view"], "facil", rng)
+        kind = action.pop("type")
+        assert people[seat].act(tid, kind, **action).status_code == 200
+        people[seat].base = b.url if people[seat].base == a.url else a.url
+    assert people[1].state(tid)["view"]["phase"] == "counting"
+    early = requests.get(f"{a.url}/api/tables/{tid}/deals/1/1", timeout=60)
+    assert early.status_code == 404 and early.json()["error"] == "deal_not_revealed"
+    assert people[3].act(tid, "close_count").status_code == 200
+    for server in (a, b):
+        record = requests.get(f"{server.url}/api/tables/{tid}/deals/1/1", timeout=60).json()
+        assert verify(record) == []
+        by = {s["seat"]: s for s in record["seats"]}
+        assert [by[s]["by"] for s in range(4)] == ["player", "server", "player", "server"]
+        assert by[0]["seed"] == seeds[0] and by[2]["seed"] == seeds[2]
