@@ -13,6 +13,7 @@ import { setupNotify, notifyUpdate, notifyMenuItems } from './notify.js';
 import { renderClock, clockMenu } from './clock.js';
 import { queenLines as queenSays } from './queen.js';
 import { replayLink, recordsMenuItems } from './records-menu.js';
+import { offerSeed } from './seed.js';
 
 const body = document.body;
 // Every sound goes through here; the last few names are kept on <body data-sounds> for checks.
@@ -224,6 +225,7 @@ function applyState(state, log, { initial = false, own = false } = {}) {
   if (S.selected && !(v && (v.hand || []).includes(S.selected))) S.selected = null;
   render();
   runQueue();
+  offerSeed(state, `${API}/actions`);
 }
 
 function enqueue(entry) {
