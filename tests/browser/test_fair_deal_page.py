@@ -12,7 +12,6 @@ import requests
 from playwright.sync_api import Browser
 
 from rules.deal import commit, table_reference, verify
-from tests.kit import wait_until
 from tests.browser.browserkit import (
     Watch,
     add_robots_and_start,
@@ -22,6 +21,7 @@ from tests.browser.browserkit import (
     pass_three,
     play_one,
 )
+from tests.kit import wait_until
 
 pytestmark = pytest.mark.browser
 
