@@ -239,6 +239,12 @@ def test_standin_plays_legal_cards_only_while_standing_in_and_the_seat_returns(c
     assert poll(beto, tid)["table"]["seats"][1]["standin"]
     # a GET changes nothing, not even for the absent person
     assert beto.state(tid)["table"]["seats"][1]["standin"]
+    # nor does the seed his open page sends for the next hand's deal (docs/FAIR_DEAL.md)
+    nxt = poll(beto, tid)["fair_deal"]["next"]
+    beto.act(tid, "deal_seed", game=nxt["game"], hand=nxt["hand"], seed="ab" * 32)
+    assert poll(beto, tid)["fair_deal"]["next"]["seats"][1]["by"] == "player"
+    assert poll(beto, tid)["table"]["seats"][1]["standin"]
+    assert count(capp, tid, "take_back", seat=1) == 0
     # Beto opens the page (it sends come_back): the seat is his again, with a summary only he sees
     beto.act(tid, "come_back")
     st = beto.state(tid)
