@@ -20,7 +20,8 @@ import requests
 import robots
 from rules.deal import commit, derive_deck, server_seat_seed, table_reference, verify
 from tables import snapshot
-from tables.db import db
+from tables.db import db, write_transaction
+from tables.maintenance import expire_idle_tables
 from tables.models import Action, DealSeeds, Table
 from tests.kit import ROOT, HttpPlayer, Player, close_app, error, lobby, make_app, wait_until
 
@@ -209,6 +210,19 @@ def test_a_whole_game_every_hand_verifies(app: Any, tmp_path: Path) -> None:
     row = seeds_row(app, tid, 2, 1)
     assert row is not None and row.dealt and row.seat_seeds[0] == seeds[(2, 1)]
     assert row.by == ["player", "server", "server", "server"]
+
+    # The table expires: its seeds go with it; a finished game's deals stay readable.
+    with app.app_context():
+        with write_transaction():  # the robots play game 2 meanwhile: queue as writers do
+            t = db.session.get(Table, tid)
+            assert t is not None
+            t.updated_at = t.updated_at.replace(year=2000)
+        assert expire_idle_tables(30) >= 1
+        assert db.session.query(DealSeeds).filter_by(table_id=tid).count() == 0
+        db.session.rollback()
+    for h, record in enumerate(records, 1):
+        assert spectator.client.get(f"/api/tables/{tid}/deals/1/{h}").get_json() == record
+    error(spectator.client.get(f"/api/tables/{tid}/deals/2/1"), 404, "deal_not_revealed")
 
 
 def test_refusals_change_nothing_and_retries_answer_the_same(app: Any) -> None:
