@@ -62,6 +62,17 @@ def _row(table_id: str, game: int, hand: int) -> DealSeeds | None:
     ).scalar_one_or_none()
 
 
+def _server_log(ctx: Ctx, kind: str, seat: int | None, payload: dict[str, Any]) -> None:
+    """Log an entry the server makes on its own within someone's action: it does not carry that
+    action's id (the id names the client's action, once per type; a retry finds the action by
+    its own entry)."""
+    action_id, ctx.action_id = ctx.action_id, None
+    try:
+        ctx.log(kind, seat, payload)
+    finally:
+        ctx.action_id = action_id
+
+
 def publish(ctx: Ctx, game: int, hand: int) -> DealSeeds:
     """Draw the server's seed for hand ``hand`` of game ``game`` and publish its commitment."""
     ref = table_reference(ctx.table.id)
@@ -72,8 +83,8 @@ def publish(ctx: Ctx, game: int, hand: int) -> DealSeeds:
         seat_commitments=[None] * SEATS, by=[None] * SEATS, stamps={}, dealt=False,
         revealed=False, created_at=utcnow(),
     )
-    ctx.log("deal_commit", None, {"type": "deal_commit", "game": game, "hand": hand,
-                                  "commitment": row.server_commitment})
+    _server_log(ctx, "deal_commit", None, {"type": "deal_commit", "game": game, "hand": hand,
+                                           "commitment": row.server_commitment})
     row.stamps = {"server": ctx.table.version, "seats": [None] * SEATS}
     db.session.add(row)
     return row
@@ -132,9 +143,9 @@ def deal_deck(ctx: Ctx, game: int, hand: int) -> list[str]:
         if row.seat_seeds[seat] is None:
             seed = server_seat_seed(server, ref, game, hand, seat)
             commitment = commit(seed, ref, game, hand, seat)
-            ctx.log("seat_commit", seat, {"type": "seat_commit", "game": game, "hand": hand,
-                                          "seat": seat, "commitment": commitment,
-                                          "by": "server"})
+            _server_log(ctx, "seat_commit", seat, {
+                "type": "seat_commit", "game": game, "hand": hand, "seat": seat,
+                "commitment": commitment, "by": "server"})
             _set_seat(row, seat, seed.hex(), commitment, "server", ctx.table.version)
     row.dealt = True
     return derive_deck(server, [bytes.fromhex(s) for s in row.seat_seeds], ref, game, hand)
@@ -153,9 +164,9 @@ def reveal(ctx: Ctx, game: int, hand: int) -> None:
     if row is None or not row.dealt or row.revealed:
         return  # a hand dealt before the fair deal existed: nothing to reveal
     closed = ctx.table.version
-    ctx.log("deal_reveal", None, {"type": "deal_reveal", "game": game, "hand": hand,
-                                  "server_seed": row.server_seed,
-                                  "seeds": list(row.seat_seeds), "by": list(row.by)})
+    _server_log(ctx, "deal_reveal", None, {"type": "deal_reveal", "game": game, "hand": hand,
+                                           "server_seed": row.server_seed,
+                                           "seeds": list(row.seat_seeds), "by": list(row.by)})
     row.stamps = {**row.stamps, "closed": closed, "revealed": ctx.table.version}
     row.revealed = True
 

@@ -181,6 +181,12 @@ def test_a_whole_game_every_hand_verifies(app: Any, tmp_path: Path) -> None:
         if h > 1:  # published in the transaction that dealt the hand before
             assert stamps["server"] == records[h - 2]["deal"]["version"] + 1
 
+    # A client's action id names one entry per type (the server's own entries carry none).
+    ids = [(r.action_id, r.type) for r in log_rows(app, tid) if r.action_id is not None]
+    assert len(ids) == len(set(ids))
+    assert all(r.action_id is None for r in rows if r.type in ("deal_commit", "deal_reveal")
+               or r.payload.get("by") == "server")
+
     # The game's record: each hand's deal record and who shuffled.
     game = ana.client.get(f"/api/tables/{tid}/games/1").get_json()
     for h, hand in enumerate(game["hands"], 1):
