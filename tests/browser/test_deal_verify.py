@@ -15,7 +15,16 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from rules import deal
-from tests.browser.browserkit import Watch, new_context
+from tests.browser.browserkit import (
+    DESKTOP,
+    LANDSCAPE,
+    PHONE,
+    Watch,
+    axe_problems,
+    new_context,
+    shot,
+)
+from tests.browser.test_replay import Api, play_until
 
 pytestmark = pytest.mark.browser
 
@@ -454,3 +463,164 @@ def test_verify_accepts_a_parsed_object(page: Page) -> None:
                         [record, bad])
     assert out == [[], deal.verify(bad)]
     assert out[1] == ["Mazo: la carta 11 (para el asiento 2) fue 4♥, pero las semillas dan K♥"]
+
+
+# ------------------------------------------------------------------ the button on the pages
+
+#: The deal endpoint (GET /api/tables/<id>/deals/<game>/<hand>) is built on another branch. Until
+#: it is merged, ``serve_deals`` answers that URL in the browser with records made by
+#: rules.deal.make_record; with the real endpoint, drop the route and let the server answer (the
+#: checks below only read what the page shows).
+DEALS_URL = "**/api/tables/*/deals/*/*"
+REF = "5b1e0c9a2f4d6e8a0b1c2d3e4f5a6b7c"
+NOT_REVEALED = {"error": "deal_not_revealed",
+                "message": "Este reparto se muestra cuando se cierra la cuenta de la mano"}
+
+
+def honest(game: int, hand: int, own: bytes | None, robots: tuple[int, ...] = (1, 2, 3),
+           absent: tuple[int, ...] = ()) -> dict[str, Any]:
+    """A record as the server publishes it: seat 0's seed ``own`` (or the server's, when absent)."""
+    rng = random.Random(game * 100 + hand)
+    seeds: list[bytes | None] = [None if s in robots or s in absent else
+                                 (own if s == 0 and own else rng.randbytes(32)) for s in range(4)]
+    return deal.make_record(
+        REF, game, hand, rng.randbytes(32), seeds,
+        server_published=(10, "2026-12-01T09:00:00.000Z"),
+        seats_published=[(11 + s, f"2026-12-01T09:00:0{s + 1}.000Z") for s in range(4)],
+        deal=(20, "2026-12-01T09:00:10.000Z"), closed=(90, "2026-12-01T09:04:00.000Z"),
+        revealed=(90, "2026-12-01T09:04:00.000Z"))
+
+
+def serve_deals(page: Page, answers: dict[int, tuple[int, Any]], asked: list[str]) -> None:
+    """Answer the deal endpoint by hand number: (status, JSON body)."""
+    def handle(route: Any) -> None:
+        url = route.request.url
+        asked.append(url)
+        status, body = answers.get(int(url.rsplit("/", 1)[1]), (404, NOT_REVEALED))
+        route.fulfill(status=status, content_type="application/json", body=json.dumps(body))
+    page.route(DEALS_URL, handle)
+
+
+def verify_current_hand(page: Page) -> str:
+    """Click «Verificar el reparto» and wait for the verdict; return its state."""
+    page.click("#rp-verify")
+    page.wait_for_selector("#rp-verify-out:is([data-state='ok'], [data-state='failed'], "
+                           "[data-state='missing'], [data-state='error'])")
+    return str(page.get_attribute("#rp-verify-out", "data-state"))
+
+
+def shots_and_axe(page: Page, phase: str) -> list[str]:
+    """Photograph the verdict at each size (the section scrolled to the top of the screen) and
+    run axe on the whole page at the phone's and the desktop's size."""
+    problems: list[str] = []
+    for w, h in (PHONE, LANDSCAPE, DESKTOP):
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(150)
+        page.evaluate("() => document.querySelector('#rp-fair').scrollIntoView({block: 'start'})")
+        shot(page, f"{phase}-{w}x{h}")
+        if (w, h) != LANDSCAPE:
+            problems += axe_problems(page, f"{phase} {w}x{h}")
+        # every control of the verdict is at least 44 px tall and inside the screen's width
+        small = page.evaluate("""() => [...document.querySelectorAll(
+            '#rp-fair button, #rp-fair a, #rp-fair summary')].filter((e) => e.offsetParent)
+            .map((e) => e.getBoundingClientRect()).filter((r) => r.height < 44 || r.right > innerWidth + 1)
+            .length""")
+        assert small == 0, f"{phase} {w}x{h}: {small} controls under 44 px or cut"
+    page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+    return problems
+
+
+def store_seed(page: Page, game: int, hand: int, seed: bytes) -> None:
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                  [f"corazones:seed:{REF}:{game}:{hand}", seed.hex()])
+
+
+def test_verify_button_on_the_replay_and_the_review(server: str, browser: Browser) -> None:
+    watch = Watch()
+    problems: list[str] = []
+    ctx = new_context(browser, 390, 844)
+    page = watch.attach(ctx.new_page())
+    page.goto(server + "/")
+    api = Api(ctx, server)
+    tid = api.post("/api/tables", {"host_name": "Ana", "target": 50, "renege": "impedido",
+                                   "deck": "reino", "robot_level": "facil"})["table_id"]
+    for seat in (1, 2, 3):
+        api.act(tid, "add_robot", seat=seat)
+    api.act(tid, "start")
+    rng = random.Random(7)
+    play_until(api, page, tid, rng, lambda st: st["view"]["hand_number"] >= 3
+               and st["view"]["phase"] == "passing")
+    mine = rng.randbytes(32)
+    asked: list[str] = []
+    bad = honest(1, 2, mine)
+    bad["deck"][10], bad["deck"][11] = bad["deck"][11], bad["deck"][10]
+    serve_deals(page, {1: (200, honest(1, 1, mine)), 2: (200, bad)}, asked)
+
+    # The review: hand 1 verified, Ana's own seed found in it; each seat's part named.
+    page.goto(f"{server}/t/{tid}/repaso")
+    page.wait_for_selector("body[data-kind='deal'][data-hand='1']")
+    store_seed(page, 1, 1, mine)
+    assert page.inner_text("#rp-verify") == "Verificar el reparto"
+    assert verify_current_hand(page) == "ok"
+    assert asked[-1].endswith(f"/api/tables/{tid}/deals/1/1")
+    out = page.locator("#rp-verify-out")
+    assert out.locator(".rp-verify-verdict").inner_text() == "Reparto verificado ✓"
+    assert out.locator(".rp-verify-own").inner_text() == "Tu semilla está en el reparto ✓"
+    assert out.locator(".rp-verify-seat").count() == 5  # four seats and the server
+    seat0 = out.locator(".rp-verify-seat[data-seat='0']")
+    assert "barajó Ana" in seat0.inner_text() and seat0.get_attribute("data-ok") == "1"
+    robot = out.locator(".rp-verify-seat[data-seat='1'] .rp-verify-by").inner_text()
+    assert robot == "barajó el servidor"
+    # A hex value shows shortened; a tap shows it whole.
+    hexes = seat0.locator(".rp-hex")
+    assert hexes.nth(1).inner_text() == f"{mine.hex()[:8]}…{mine.hex()[-8:]}"
+    assert hexes.nth(1).get_attribute("title") == mine.hex()
+    hexes.nth(1).click()
+    assert hexes.nth(1).inner_text() == mine.hex()
+    problems += shots_and_axe(page, "verify-review-ok")
+
+    # Hand 2, tampered: the failing line, word for word; the seed was stored for another seed.
+    page.keyboard.press("ArrowDown")
+    page.wait_for_selector("body[data-kind='deal'][data-hand='2']")
+    assert page.inner_text("#rp-fair-hand") == "2"
+    assert page.locator("#rp-verify-out > *").count() == 0  # hand 1's verdict went with it
+    store_seed(page, 1, 2, b"\x07" * 32)
+    assert verify_current_hand(page) == "failed"
+    assert out.locator(".rp-verify-failures li").all_inner_texts() == deal.verify(bad)
+    own = out.locator(".rp-verify-own")
+    assert own.get_attribute("data-own") == "missing"
+    assert "no la lleva" in own.inner_text()
+    problems += shots_and_axe(page, "verify-review-failed")
+    page.keyboard.press("ArrowUp")
+    page.wait_for_selector("body[data-kind='deal'][data-hand='1']")
+    assert page.locator("#rp-verify-out > *").count() == 0
+
+    # To the end of the game; the replay verifies each hand; a hand with no record says why.
+    play_until(api, page, tid, rng, lambda st: st["table"]["status"] == "finished")
+    page.unroute(DEALS_URL)
+    serve_deals(page, {1: (200, honest(1, 1, mine)), 2: (200, honest(1, 2, None, absent=(0,)))},
+                asked)
+    page.goto(f"{server}/t/{tid}/partidas/1")
+    page.wait_for_selector("body[data-kind='deal'][data-hand='1']")
+    assert verify_current_hand(page) == "ok"
+    assert out.locator(".rp-verify-own").inner_text() == "Tu semilla está en el reparto ✓"
+    problems += shots_and_axe(page, "verify-replay-ok")
+    # Hand 2: Ana's page sent nothing in time, the server shuffled for her and says so.
+    page.keyboard.press("ArrowDown")
+    page.wait_for_selector("body[data-kind='deal'][data-hand='2']")
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)",  # the seed with its seat, as JSON
+                  [f"corazones:seed:{REF}:1:2", json.dumps({"seed": "ab" * 32, "seat": 0})])
+    assert verify_current_hand(page) == "ok"
+    by = out.locator(".rp-verify-seat[data-seat='0'] .rp-verify-by").inner_text()
+    assert by == "barajó el servidor por Ana"
+    assert out.locator(".rp-verify-own").get_attribute("data-own") == "missing"
+    assert "el servidor barajó por ti" in out.locator(".rp-verify-own").inner_text()
+    problems += shots_and_axe(page, "verify-replay-by-server")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_selector("body[data-kind='deal'][data-hand='3']")
+    assert verify_current_hand(page) == "missing"
+    assert out.inner_text() == NOT_REVEALED["message"]
+    problems += shots_and_axe(page, "verify-replay-missing")
+    assert not problems, problems
+    assert not watch.errors, watch.errors
+    ctx.close()
