@@ -7,8 +7,8 @@ from __future__ import annotations
 import copy
 import json
 import random
-from datetime import UTC, datetime, timedelta, timezone
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -523,8 +523,8 @@ def shots_and_axe(page: Page, phase: str) -> list[str]:
         # every control of the verdict is at least 44 px tall and inside the screen's width
         small = page.evaluate("""() => [...document.querySelectorAll(
             '#rp-fair button, #rp-fair a, #rp-fair summary')].filter((e) => e.offsetParent)
-            .map((e) => e.getBoundingClientRect()).filter((r) => r.height < 44 || r.right > innerWidth + 1)
-            .length""")
+            .map((e) => e.getBoundingClientRect())
+            .filter((r) => r.height < 44 || r.right > innerWidth + 1).length""")
         assert small == 0, f"{phase} {w}x{h}: {small} controls under 44 px or cut"
     page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
     return problems
