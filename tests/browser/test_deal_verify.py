@@ -453,6 +453,61 @@ def test_failure_lines_equal_the_python_reference(page: Page) -> None:
           "the same lines in JavaScript and Python")
 
 
+def _paths(obj: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield (*at, k)
+            yield from _paths(v, (*at, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield (*at, i)
+            yield from _paths(v, (*at, i))
+
+
+def _value(rng: random.Random) -> Any:
+    return rng.choice([
+        None, True, False, 0, -1, 3, 2**63, 2**64 - 1, 2**64, 0.5, 1.0, -2.5e-9, 1e300, "", "x",
+        rng.randbytes(32).hex(), rng.randbytes(32).hex().upper(), rng.choice(deal.DECK), [], {},
+        {"version": rng.randrange(200), "at": "2025-03-01T18:00:00.500Z"},
+        "2025-03-01T18:00:00.500+01:00", ["2C"], {"seat": 1}, "Ñandú 🂡",
+    ])
+
+
+def fuzzed(rng: random.Random) -> Any:
+    """The example record with one to three random changes: a field deleted, replaced by any
+    JSON value, or a text with one character changed."""
+    r = deal.example_record()
+    for _ in range(rng.randrange(1, 4)):
+        paths = list(_paths(r))
+        if not paths:
+            break
+        *head, last = rng.choice(paths)
+        parent: Any = r
+        for k in head:
+            parent = parent[k]
+        what = rng.random()
+        if what < 0.25:
+            del parent[last]
+        elif what < 0.6 and isinstance(parent[last], str) and parent[last]:
+            text = parent[last]
+            i = rng.randrange(len(text))
+            parent[last] = text[:i] + rng.choice("0f9aZ:+-.T ") + text[i + 1:]
+        else:
+            parent[last] = _value(rng)
+    return r
+
+
+def test_random_changes_give_the_same_lines(page: Page) -> None:
+    rng = random.Random(17)
+    records = [fuzzed(rng) for _ in range(400)]
+    texts = [json.dumps(r) for r in records]
+    expected = [deal.verify(json.loads(t)) for t in texts]
+    got = js_verify(page, texts)
+    mismatches = [(t, e, g) for t, e, g in zip(texts, expected, got, strict=True) if e != g]
+    assert not mismatches, mismatches[:3]
+    assert len({tuple(e) for e in expected}) > 100  # varied failures, not one repeated line
+
+
 def test_verify_accepts_a_parsed_object(page: Page) -> None:
     """verifyRecord also takes what JSON.parse gives (the page's fetch().json())."""
     record = deal.example_record()
