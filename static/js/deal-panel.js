@@ -8,9 +8,8 @@ const short = (hex) => (hex.length > 20 ? `${hex.slice(0, 8)}…${hex.slice(-8)}
 
 /** A hex value shortened; a tap shows it whole (and the title holds it whole too). */
 function hexButton(label, hex) {
-  const b = h('button.rp-hex', {
-    type: 'button', title: hex, 'aria-expanded': 'false', 'aria-label': `${label}: ${hex}`,
-  }, short(hex));
+  const b = h('button.rp-hex', { type: 'button', title: `${label}: ${hex}`, 'aria-expanded': 'false' },
+    short(hex));
   b.addEventListener('click', () => {
     const open = b.getAttribute('aria-expanded') !== 'true';
     b.setAttribute('aria-expanded', String(open));

@@ -232,6 +232,7 @@ function renderFair(hand) {
     out.replaceChildren();
     out.dataset.state = '';
     out.dataset.hand = String(hand.number);
+    $('#rp-verify-status').textContent = '';
   }
 }
 
@@ -268,6 +269,11 @@ async function verifyDeal() {
   if (out.dataset.hand !== String(hand.number)) return; // another hand is on show by now
   out.dataset.state = box.dataset.state;
   out.replaceChildren(...box.childNodes);
+  // A short line for screen readers: the verdict, not the whole list.
+  const verdict = out.querySelector('.rp-verify-verdict, .rp-verify-note');
+  const lines = out.querySelectorAll('.rp-verify-failures li').length;
+  $('#rp-verify-status').textContent = `Mano ${hand.number}: ${verdict ? verdict.textContent : ''}`
+    + (lines ? ` ${lines === 1 ? 'Falla una comprobación.' : `Fallan ${lines} comprobaciones.`}` : '');
 }
 
 // ------------------------------------------------------------------ moving

@@ -629,7 +629,7 @@ def test_verify_button_on_the_replay_and_the_review(server: str, browser: Browse
     # A hex value shows shortened; a tap shows it whole.
     hexes = seat0.locator(".rp-hex")
     assert hexes.nth(1).inner_text() == f"{mine.hex()[:8]}…{mine.hex()[-8:]}"
-    assert hexes.nth(1).get_attribute("title") == mine.hex()
+    assert hexes.nth(1).get_attribute("title") == f"Semilla de Ana: {mine.hex()}"
     hexes.nth(1).click()
     assert hexes.nth(1).inner_text() == mine.hex()
     problems += shots_and_axe(page, "verify-review-ok")
@@ -642,6 +642,8 @@ def test_verify_button_on_the_replay_and_the_review(server: str, browser: Browse
     store_seed(page, 1, 2, b"\x07" * 32)
     assert verify_current_hand(page) == "failed"
     assert out.locator(".rp-verify-failures li").all_inner_texts() == deal.verify(bad)
+    assert page.text_content("#rp-verify-status") == \
+        "Mano 2: ✗ El reparto no cuadra: Falla una comprobación."
     own = out.locator(".rp-verify-own")
     assert own.get_attribute("data-own") == "missing"
     assert "no la lleva" in own.inner_text()
