@@ -210,6 +210,7 @@ function render() {
   renderBoard(step);
   renderEvents(hand);
   $('#rp-legend').hidden = !hand.passes.length || step.kind === 'deal';
+  renderFair(hand);
   const label = stepLabel(hand, step);
   $('#rp-step').textContent = label;
   $('#rp-meta').textContent = `Partida ${S.rec.game_number} · mano ${hand.number} de ${S.rec.hands.length} · ${hand.pass === 'none' ? 'sin pase' : `pase ${passWord(hand.pass)}`}`;
@@ -219,6 +220,60 @@ function render() {
   $('#rp-next').disabled = S.i === S.steps.length - 1;
   $('#rp-next-hand').disabled = step.hi === S.rec.hands.length - 1 && S.i === S.steps.length - 1;
   history.replaceState(null, '', `#paso-${S.i}`);
+}
+
+// ------------------------------------------------------------------ «Verificar el reparto»
+
+/** The section follows the hand on show; a verdict stays while its hand is on show. */
+function renderFair(hand) {
+  $('#rp-fair-hand').textContent = String(hand.number);
+  const out = $('#rp-verify-out');
+  if (out.dataset.hand !== String(hand.number)) {
+    out.replaceChildren();
+    out.dataset.state = '';
+    out.dataset.hand = String(hand.number);
+    $('#rp-verify-status').textContent = '';
+  }
+}
+
+/** Who played each seat in this hand: the names the verdict shows, robots told apart. */
+function seatsOf(hand) {
+  return [0, 1, 2, 3].map((s) => {
+    const p = (hand.players && hand.players[s]) || (S.rec.seats || [])[s] || {};
+    return { name: playerName(hand, s), robot: p.kind === 'robot' };
+  });
+}
+
+/** Fetch and verify the deal of the hand on show (deal-panel.js loads on the first click). */
+async function verifyDeal() {
+  const hand = S.rec.hands[S.steps[S.i].hi];
+  const out = $('#rp-verify-out');
+  const btn = $('#rp-verify');
+  const box = h('div');
+  btn.disabled = true;
+  out.dataset.state = 'loading';
+  out.replaceChildren(h('p.rp-verify-note', null, 'Comprobando el reparto…'));
+  try {
+    const { showDeal } = await import('./deal-panel.js');
+    await showDeal(box, {
+      url: `${body.deals}/${S.rec.game_number}/${hand.number}`,
+      seats: seatsOf(hand),
+      reviewSeat: REVIEW && S.rec.seat != null ? S.rec.seat : null,
+    });
+  } catch {
+    box.dataset.state = 'error';
+    box.replaceChildren(h('p.rp-verify-note', null, 'No se pudo verificar el reparto en este navegador.'));
+  } finally {
+    btn.disabled = false;
+  }
+  if (out.dataset.hand !== String(hand.number)) return; // another hand is on show by now
+  out.dataset.state = box.dataset.state;
+  out.replaceChildren(...box.childNodes);
+  // A short line for screen readers: the verdict, not the whole list.
+  const verdict = out.querySelector('.rp-verify-verdict, .rp-verify-note');
+  const lines = out.querySelectorAll('.rp-verify-failures li').length;
+  $('#rp-verify-status').textContent = `Mano ${hand.number}: ${verdict ? verdict.textContent : ''}`
+    + (lines ? ` ${lines === 1 ? 'Falla una comprobación.' : `Fallan ${lines} comprobaciones.`}` : '');
 }
 
 // ------------------------------------------------------------------ moving
@@ -244,6 +299,7 @@ function goHand(delta) {
 function jumpToHand(hi) { go(S.steps.findIndex((s) => s.hi === hi)); }
 
 function bindControls() {
+  $('#rp-verify').addEventListener('click', verifyDeal);
   $('#rp-next').addEventListener('click', () => go(S.i + 1));
   $('#rp-prev').addEventListener('click', () => go(S.i - 1));
   $('#rp-next-hand').addEventListener('click', () => goHand(1));
@@ -281,6 +337,7 @@ function fail(message) {
   $('#rp-step').textContent = message;
   $('#rp-felt').hidden = true;
   for (const id of ['#rp-next', '#rp-prev', '#rp-next-hand', '#rp-prev-hand']) $(id).disabled = true;
+  $('#rp-fair').hidden = true;
   document.body.dataset.kind = 'error';
 }
 
