@@ -312,6 +312,8 @@ def h_sit(ctx: Ctx, body: Mapping[str, Any]) -> None:
         raise errors.NO_DEVICE.error()
     if ctx.me is not None:
         return  # already seated here: a person returns to their seat
+    if ctx.table.public:  # a live table's seats are the matcher's (tables/matchmaking.py)
+        raise errors.PUBLIC_TABLE_SIT.error()
     name = clean_name(body.get("name"))
     if ctx.table.status != TableStatus.LOBBY:
         vacant = next((s for s in ctx.seats if s.kind == SeatKind.ROBOT and s.vacant), None)
@@ -380,6 +382,13 @@ def h_start(ctx: Ctx, body: Mapping[str, Any]) -> None:
     _need_lobby(ctx)
     if any(s.kind == SeatKind.EMPTY for s in ctx.seats):
         raise errors.NOT_FULL.error()
+    ctx.log("start", None, {"type": "start"})
+    _new_game(ctx)
+
+
+def start_locked(ctx: Ctx) -> None:
+    """Start the first game of a table whose four seats are taken, with no host's tap (a table
+    the live matcher formed; the caller holds the table's lock)."""
     ctx.log("start", None, {"type": "start"})
     _new_game(ctx)
 

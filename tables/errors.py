@@ -174,3 +174,11 @@ NO_GAME_TO_REVIEW = Refusal(409, "no_game",
                             "No hay una partida en juego: todavía no hay manos para repasar")
 GAME_OVER_REVIEW = Refusal(409, "game_over",
                            "La partida terminó: mira su repetición, con las cuatro manos")
+
+# -------------------------------------------------------------------- Jugar en vivo (matchmaking)
+NOT_IN_QUEUE = Refusal(404, "not_in_queue",
+                       "No estás buscando mesa en vivo: toca JUGAR EN VIVO para buscar una")
+PUBLIC_TABLE_SIT = Refusal(409, "public_table",
+                           "Esta es una mesa en vivo: aquí solo se mira. Para jugar, toca JUGAR "
+                           "EN VIVO en el inicio", with_state=True)
+LIVE_NEEDS_NAME = Refusal(400, "bad_name", "Escribe tu nombre: así te ven en la mesa en vivo")
