@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, render_template
+from flask import Blueprint, Response, jsonify, render_template, request
 from flask_wtf.csrf import generate_csrf
 from sqlalchemy.exc import IntegrityError
 
@@ -31,8 +31,10 @@ def waiting_page() -> str:
 
 @bp.get("/mesas-en-vivo")
 def tables_page() -> str:
-    return render_template("mesas_en_vivo.html", csrf_token=generate_csrf(),
-                           tables=matchmaking.live_tables())
+    tables = matchmaking.live_tables()
+    if request.args.get("parte") == "lista":  # the page's refresh: the list alone
+        return render_template("live_tables.html", tables=tables)
+    return render_template("mesas_en_vivo.html", csrf_token=generate_csrf(), tables=tables)
 
 
 # ------------------------------------------------------------------ API

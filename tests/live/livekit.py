@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import delete, select, update
 
-from tables.db import db
+from tables.db import db, write_transaction
 from tables.models import Device, LiveQueueEntry, RatedPlayer, Seat, Table, utcnow
 from tables.ratings import CENTRE, MODEL, SCALE
 from tests.kit import Player, make_app
@@ -53,12 +53,11 @@ class Queuer(Player):
         self.name = name or "P" + secrets.token_hex(4)
         r = self.post("/api/me", {"name": self.name})
         assert r.status_code == 200, r.get_json()
-        with app.app_context():
+        with app.app_context(), write_transaction():
             self.device_id = int(db.session.execute(
                 select(Device.id).where(Device.name == self.name)).scalar_one())
             if rating is not None:
                 set_rating(self.device_id, rating)
-            db.session.commit()
 
     def join(self, expect: int = 200) -> dict[str, Any]:
         r = self.post("/api/live/queue", {"name": self.name})
