@@ -215,8 +215,9 @@ def test_a_leaver_is_replaced_by_a_robot_at_once_and_finishes_last(migrated):
         # the robots play the game out; the leaver is rated last
         wait_until(lambda: ana.state(tid)["table"]["status"] == "finished", 300, 0.2)
         with app.app_context():
-            rows = db.session.execute(select(RatingChange).where(
-                RatingChange.table_id == tid)).scalars().all()
+            rows = db.session.execute(select(RatingChange.seat, RatingChange.place,
+                                             RatingChange.left).where(
+                RatingChange.table_id == tid)).all()
             db.session.rollback()
         assert len(rows) == 4  # the three robots are rated too: they sat from the deal
         mine = next(r for r in rows if r.seat == me)
