@@ -221,7 +221,7 @@ def join(device: Callable[[], int], raw_name: Any) -> int:
         else:  # seated before, at a table now finished or left: a new wait
             entry.name, entry.rating, entry.status = name, rating, WAITING
             entry.joined_at = entry.heartbeat_at = at
-            entry.table_id, entry.seated_at, entry.window = None, None, None
+            entry.table_id, entry.seated_at, entry.allowed_spread = None, None, None
         db.session.execute(update(Device).where(Device.id == device_id).values(name=name)
                            .execution_options(synchronize_session=False))
     return device_id
@@ -396,7 +396,8 @@ def _form_one() -> Formed | None:
         done = _count(db.session.execute(
             update(LiveQueueEntry)
             .where(LiveQueueEntry.id.in_(ids), LiveQueueEntry.status == WAITING)
-            .values(status=SEATED, table_id=formed.table_id, seated_at=at, window=group.window)
+            .values(status=SEATED, table_id=formed.table_id, seated_at=at,
+                    allowed_spread=group.window)
             .execution_options(synchronize_session=False)))
         if done != len(ids):  # cannot happen under the lock; never seat a changed entry
             raise RuntimeError("live queue changed under the matching lock")

@@ -373,4 +373,4 @@ class LiveQueueEntry(db.Model):  # type: ignore[name-defined,misc]
     table_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     seated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     #: The rating window (spread of the table's people) the wait allowed when it was seated.
-    window: Mapped[float | None] = mapped_column(Float, nullable=True)
+    allowed_spread: Mapped[float | None] = mapped_column(Float, nullable=True)

@@ -31,7 +31,7 @@ def upgrade():
         sa.Column('status', sa.String(length=16), nullable=False),
         sa.Column('table_id', sa.String(length=40), nullable=True),
         sa.Column('seated_at', sa.DateTime(), nullable=True),
-        sa.Column('window', sa.Float(), nullable=True),
+        sa.Column('allowed_spread', sa.Float(), nullable=True),
         sa.ForeignKeyConstraint(['device_id'], ['devices.id'], ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('id'),
         sa.UniqueConstraint('device_id'),

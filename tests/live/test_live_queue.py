@@ -113,7 +113,7 @@ def test_four_people_of_similar_rating_are_seated_at_one_public_live_table(live,
     # the device cookie is the seat: each lands at the table as its player
     st = people[0].state(tid)
     assert st["me"]["seat"] is not None and st["view"]["hand"]
-    assert entry(live, people[0].device_id).window == 100
+    assert entry(live, people[0].device_id).allowed_spread == 100
 
 
 def test_ratings_too_far_apart_wait_until_the_window_allows_them(live, clock):
@@ -126,7 +126,7 @@ def test_ratings_too_far_apart_wait_until_the_window_allows_them(live, clock):
     clock.advance(4)  # the longest wait is 8 s now: 300
     assert people[0].poll()["status"] == "seated"
     e = entry(live, people[3].device_id)
-    assert e is not None and e.status == "seated" and e.window == 300
+    assert e is not None and e.status == "seated" and e.allowed_spread == 300
     assert e.seated_at is not None and (e.seated_at - e.joined_at).total_seconds() >= 8
 
 
