@@ -523,6 +523,8 @@ def h_rematch(ctx: Ctx, body: Mapping[str, Any]) -> None:
     me = _need_seated(ctx)
     if ctx.table.status != TableStatus.FINISHED:
         raise errors.NOT_FINISHED.error()
+    if ctx.table.public:  # one game: a rematch would seat them at two live tables at once
+        raise errors.PUBLIC_NO_REMATCH.error()
     if me.wants_rematch:
         return
     me.wants_rematch = True

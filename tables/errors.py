@@ -182,3 +182,6 @@ PUBLIC_TABLE_SIT = Refusal(409, "public_table",
                            "Esta es una mesa en vivo: aquí solo se mira. Para jugar, toca JUGAR "
                            "EN VIVO en el inicio", with_state=True)
 LIVE_NEEDS_NAME = Refusal(400, "bad_name", "Escribe tu nombre: así te ven en la mesa en vivo")
+PUBLIC_NO_REMATCH = Refusal(409, "public_table",
+                            "Las mesas en vivo son de una partida: para jugar otra, toca JUGAR EN "
+                            "VIVO en el inicio", with_state=True)

@@ -8,8 +8,8 @@
   transaction-level advisory lock (``pg_try_advisory_xact_lock``: a second matcher skips instead of
   waiting), on SQLite the one writer. Whichever process gets there runs it: each queue poll may
   try (at most every ``LIVE_MATCH_EVERY`` s per process, and only when a read shows a table could
-  form), and the scheduler every ``LIVE_SWEEP`` s. One transaction forms one table: the table, its
-  seats, its first deal and the entries marked ``seated`` commit together or not at all, so
+  form), and the scheduler every ``LIVE_SWEEP`` s. One transaction forms a few tables: each table,
+  its seats, its first deal and the entries marked ``seated`` commit together or not at all, so
   nobody is seated twice, and a process killed mid-match leaves the queue as it was.
 - **Who sits together** (:func:`plan`): the ratings are the shown numbers (1500 + 30 per unit of
   openskill's mu, tables/ratings.py). The longest waiting person first: the four closest in
@@ -379,28 +379,28 @@ def _open_table(group: Group, at: datetime) -> Formed:
     return Formed(table.id, table.version, humans, table.robot_due, group)
 
 
-def _form_one() -> Formed | None:
-    """One transaction under the matching lock: form the first table the queue allows now."""
+def _form_some(limit: int = 8) -> list[Formed]:
+    """One transaction under the matching lock: form the first ``limit`` tables the queue allows
+    now (one plan, disjoint groups; all commit together or none)."""
     r = rules()
+    formed: list[Formed] = []
     with write_transaction():
         if not is_sqlite() and not db.session.execute(
                 text("SELECT pg_try_advisory_xact_lock(:k)"), {"k": MATCH_LOCK}).scalar():
-            return None  # another process is matching right now
+            return []  # another process is matching right now
         at = now()
-        groups = plan(_fresh_waiting(at, r.stale, lock=True), at, r)
-        if not groups:
-            return None
-        group = groups[0]
-        formed = _open_table(group, at)
-        ids = [p.id for p in group.people]
-        done = _count(db.session.execute(
-            update(LiveQueueEntry)
-            .where(LiveQueueEntry.id.in_(ids), LiveQueueEntry.status == WAITING)
-            .values(status=SEATED, table_id=formed.table_id, seated_at=at,
-                    allowed_spread=group.window)
-            .execution_options(synchronize_session=False)))
-        if done != len(ids):  # cannot happen under the lock; never seat a changed entry
-            raise RuntimeError("live queue changed under the matching lock")
+        for group in plan(_fresh_waiting(at, r.stale, lock=True), at, r)[:limit]:
+            table = _open_table(group, at)
+            ids = [p.id for p in group.people]
+            done = _count(db.session.execute(
+                update(LiveQueueEntry)
+                .where(LiveQueueEntry.id.in_(ids), LiveQueueEntry.status == WAITING)
+                .values(status=SEATED, table_id=table.table_id, seated_at=at,
+                        allowed_spread=group.window)
+                .execution_options(synchronize_session=False)))
+            if done != len(ids):  # cannot happen under the lock; never seat a changed entry
+                raise RuntimeError("live queue changed under the matching lock")
+            formed.append(table)
     return formed
 
 
@@ -414,14 +414,15 @@ _last_pass = 0.0
 
 
 def match(limit: int = 500) -> int:
-    """Form every table the queue allows now (one transaction each); returns how many."""
+    """Form every table the queue allows now (a few per transaction); returns how many."""
     n = 0
     while n < limit:
-        formed = _form_one()
-        if formed is None:
+        formed = _form_some()
+        for f in formed:
+            actions.after_commit(f.table_id, f.version, f.humans, f.robot_due)
+        n += len(formed)
+        if not formed:
             break
-        n += 1
-        actions.after_commit(formed.table_id, formed.version, formed.humans, formed.robot_due)
     return n
 
 

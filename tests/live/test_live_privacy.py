@@ -61,5 +61,11 @@ def test_no_hidden_card_reaches_a_spectator_of_a_public_table(migrated):
         assert hands >= 1
         page = watcher.client.get("/mesas-en-vivo").get_data(as_text=True)
         assert tid not in page  # finished: no longer listed
+        # one game per live table: no rematch (it would seat people at two live tables); each
+        # may look for another at once
+        r = seated[0].act(tid, "rematch", expect=None)
+        assert r.status_code == 409 and r.get_json()["error"] == "public_table"
+        assert by_seat[0].join()["status"] == "waiting"
+        by_seat[0].cancel()
     finally:
         close_app(app)

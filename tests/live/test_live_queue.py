@@ -251,6 +251,7 @@ def test_mesas_en_vivo_lists_public_playing_tables_only(live, clock):
     assert f"/t/{tid}" in page and link_tid not in page and people[0].name in page
     # a spectator opens it, and cannot take a seat there
     st = watcher.state(tid)
+    assert st["table"]["public"] and not watcher.state(link_tid)["table"]["public"]
     assert st["me"]["spectator"] and st["view"] is not None and "hand" not in st["view"]
     error(watcher.act(tid, "sit", name="Intrusa", expect=None), 409, "public_table")
 
