@@ -64,14 +64,22 @@ class Person:
         self.seen_seated: float | None = None
         self.table_id: str | None = None
         self.errors: list[str] = []
+        self.retries = 0
 
     async def _post(self, path: str, body: Any = None) -> dict[str, Any]:
-        async with self.session.post(self.base + path, json=body,
-                                     headers={"X-CSRFToken": self.csrf}) as r:
-            data = await r.json(content_type=None)
-            if r.status != 200:
-                raise RuntimeError(f"{path} {r.status} {data}")
-            return dict(data)
+        """POST; a 503 (the database out of connections a moment) is retried as a page would."""
+        for _ in range(20):
+            async with self.session.post(self.base + path, json=body,
+                                         headers={"X-CSRFToken": self.csrf}) as r:
+                data = await r.json(content_type=None)
+                if r.status == 503:
+                    self.retries += 1
+                    await asyncio.sleep(0.5)
+                    continue
+                if r.status != 200:
+                    raise RuntimeError(f"{path} {r.status} {data}")
+                return dict(data)
+        raise RuntimeError(f"{path}: 503 twenty times")
 
     async def prepare(self) -> None:
         async with self.session.get(self.base + "/api/csrf") as r:
@@ -157,6 +165,7 @@ def figures(people: list[Person], engine: sa.Engine) -> dict[str, Any]:
         "not_seated": len(people) - sum(1 for p in people if p.table_id),
         "seated_twice": twice,
         "errors": sum(len(p.errors) for p in people),
+        "retried_503": sum(p.retries for p in people),
         "wait_p50_s": pct(waits, 50), "wait_p95_s": pct(waits, 95),
         "wait_max_s": round(max(waits), 3) if waits else None,
         "seen_p50_s": pct(seen, 50), "seen_p95_s": pct(seen, 95),
