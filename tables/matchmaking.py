@@ -438,6 +438,10 @@ def maybe_match() -> int:
         if not could_form():
             return 0
         return match()
+    except Exception:  # the poll still answers; the scheduler's pass or the next poll retries
+        db.session.rollback()
+        log.exception("live matching failed")
+        return 0
     finally:
         _pass_lock.release()
 
