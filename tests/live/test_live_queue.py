@@ -279,3 +279,26 @@ def test_joining_is_rate_limited(migrated):
         error(p.post("/api/live/queue", {"name": p.name}), 429, "rate_limited")
     finally:
         close_app(app)
+
+
+def test_the_scheduler_matches_without_any_page_and_forgets_long_closed_pages(migrated):
+    from tables import matchmaking
+    from tests.kit import close_app
+
+    clock = FakeClock()
+    # polls never match here (one pass per 1000 s and process): only the scheduler's pass does
+    app = live_app(migrated, clock, LIVE_MATCH_EVERY=1000.0, LIVE_FORGET=60.0)
+    try:
+        matchmaking._last_pass = 0.0
+        long_gone = Queuer(app, 3000)
+        long_gone.join()  # the first join takes this process's one pass (nothing to form)
+        clock.advance(61)
+        people = [Queuer(app, 1500) for _ in range(4)]
+        for p in people:
+            assert p.join()["status"] == "waiting"
+        assert matchmaking.scheduler_job(app) == 1
+        assert all(p.poll()["status"] == "seated" for p in people)
+        assert entry(app, long_gone.device_id) is None  # its page closed a minute ago
+    finally:
+        close_app(app)
+        matchmaking._last_pass = 0.0
