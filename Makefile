@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 FLASK := $(VENV)/bin/flask --app app
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: run serve test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-deal bench-load bench-mismesas clean
+.PHONY: run serve test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-deal bench-load bench-mismesas bench-live clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,13 @@ bench-load: $(VENV)/.installed
 # and PostgreSQL (TEST_DATABASE_URL's server, a fresh schema); the last line is JSON.
 bench-mismesas: $(VENV)/.installed
 	BENCH_DATABASE_URL=$(TEST_DATABASE_URL) nice -n 19 $(PY) bench/mis_mesas.py
+
+# Jugar en vivo (bench/live_queue.py): starts the stack itself (PostgreSQL, TEST_DATABASE_URL's
+# server, a fresh schema), 400 players arriving within 10 s; the time until each is seated (p50,
+# p95) and the rating spread of the tables formed. LIVE_ARGS passes options (--db sqlite, ...).
+# The last line is JSON.
+bench-live: $(VENV)/.installed
+	BENCH_DATABASE_URL=$(TEST_DATABASE_URL) nice -n 19 $(PY) bench/live_queue.py $(LIVE_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

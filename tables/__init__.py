@@ -17,6 +17,7 @@ from .db import db, init_db
 from .guards import init_guards
 from .hint_routes import bp as hint_bp
 from .limits import init_limits
+from .live_routes import bp as live_bp
 from .players_routes import bp as players_bp
 from .ratings_routes import bp as ratings_bp
 from .records_routes import bp as records_bp
@@ -40,6 +41,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(players_bp)
     app.register_blueprint(ratings_bp)
     app.register_blueprint(records_bp)
+    app.register_blueprint(live_bp)
     # After every commit, in this order: wake the pages, hand robot turns on, pushes, clocks.
     hooks.register(live.after_commit)
     hooks.register(robot_worker.after_commit)

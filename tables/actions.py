@@ -320,6 +320,8 @@ def h_sit(ctx: Ctx, body: Mapping[str, Any]) -> None:
         raise errors.NO_DEVICE.error()
     if ctx.me is not None:
         return  # already seated here: a person returns to their seat
+    if ctx.table.public:  # a live table's seats are the matcher's (tables/matchmaking.py)
+        raise errors.PUBLIC_TABLE_SIT.error()
     name = clean_name(body.get("name"))
     if ctx.table.status != TableStatus.LOBBY:
         vacant = next((s for s in ctx.seats if s.kind == SeatKind.ROBOT and s.vacant), None)
@@ -388,6 +390,13 @@ def h_start(ctx: Ctx, body: Mapping[str, Any]) -> None:
     _need_lobby(ctx)
     if any(s.kind == SeatKind.EMPTY for s in ctx.seats):
         raise errors.NOT_FULL.error()
+    ctx.log("start", None, {"type": "start"})
+    _new_game(ctx)
+
+
+def start_locked(ctx: Ctx) -> None:
+    """Start the first game of a table whose four seats are taken, with no host's tap (a table
+    the live matcher formed; the caller holds the table's lock)."""
     ctx.log("start", None, {"type": "start"})
     _new_game(ctx)
 
@@ -526,6 +535,8 @@ def h_rematch(ctx: Ctx, body: Mapping[str, Any]) -> None:
     me = _need_seated(ctx)
     if ctx.table.status != TableStatus.FINISHED:
         raise errors.NOT_FINISHED.error()
+    if ctx.table.public:  # one game: a rematch would seat them at two live tables at once
+        raise errors.PUBLIC_NO_REMATCH.error()
     if me.wants_rematch:
         return
     me.wants_rematch = True

@@ -53,6 +53,18 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("CLOCK_NO_CLOCK_SECONDS", float, 24 * 3600.0, "«sin reloj»: when the others may "
             "call the stand-in"),
     Setting("CLOCK_SWEEP", float, 1.0, "seconds between the scheduler's clock passes"),
+    # -- Jugar en vivo (tables/matchmaking.py, docs/LIVE.md; tests shorten them)
+    Setting("LIVE_WAIT_LIMIT", float, 20.0, "seconds a person waits for people before robots "
+            "fill the free seats"),
+    Setting("LIVE_WINDOW_START", float, 100.0, "rating points a live table's people may differ "
+            "by at first"),
+    Setting("LIVE_WINDOW_GROW", float, 100.0, "points the window widens by every step"),
+    Setting("LIVE_WINDOW_STEP", float, 4.0, "seconds of waiting per widening"),
+    Setting("LIVE_STALE", float, 6.0, "seconds without a poll after which a waiting entry is "
+            "never seated (its page was closed)"),
+    Setting("LIVE_FORGET", float, 120.0, "seconds without a poll after which an entry is deleted"),
+    Setting("LIVE_MATCH_EVERY", float, 0.5, "seconds between one process's matching passes"),
+    Setting("LIVE_SWEEP", float, 1.0, "seconds between the scheduler's matching passes"),
     # -- push
     Setting("VAPID_PRIVATE_KEY", str, "", "the push signing key (default: instance/)"),
     Setting("VAPID_SUBJECT", str, "mailto:corazones@example.com", "the push signer's contact"),
@@ -67,6 +79,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RATELIMIT_CHAT", str, "20 per minute", "chat, taunts, deck changes, per device"),
     Setting("RATELIMIT_CHURN_DEVICE", str, "30 per minute", "lobby moves, per device"),
     Setting("RATELIMIT_CHURN_TABLE", str, "60 per minute", "lobby moves, per table"),
+    Setting("RATELIMIT_LIVE", str, "30 per minute;300 per hour", "JUGAR EN VIVO, per device"),
     Setting("RATELIMIT_KEY_PREFIX", str, "", "separates deployments sharing one Redis"),
     # -- the serving process
     Setting("CORAZONES_GC_GEN0", int, 10000, "allocations between young collections"),

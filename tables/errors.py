@@ -185,3 +185,15 @@ SEED_TOO_EARLY = Refusal(409, "seed_too_early",
 SEED_ALREADY_SENT = Refusal(409, "seed_already_sent", "Ya mandaste tu semilla para esta mano")
 DEAL_NOT_REVEALED = Refusal(404, "deal_not_revealed",
                             "Este reparto se muestra cuando se cierra la cuenta de la mano")
+
+
+# -------------------------------------------------------------------- Jugar en vivo (matchmaking)
+NOT_IN_QUEUE = Refusal(404, "not_in_queue",
+                       "No estás buscando mesa en vivo: toca JUGAR EN VIVO para buscar una")
+PUBLIC_TABLE_SIT = Refusal(409, "public_table",
+                           "Esta es una mesa en vivo: aquí solo se mira. Para jugar, toca JUGAR "
+                           "EN VIVO en el inicio", with_state=True)
+LIVE_NEEDS_NAME = Refusal(400, "bad_name", "Escribe tu nombre: así te ven en la mesa en vivo")
+PUBLIC_NO_REMATCH = Refusal(409, "public_table",
+                            "Las mesas en vivo son de una partida: para jugar otra, toca JUGAR EN "
+                            "VIVO en el inicio", with_state=True)

@@ -4,7 +4,8 @@ otherwise. Each limit is one bucket whatever page or route spends it:
 - ``create``: opening a table (the JSON API and the plain page alike), per address;
 - ``chat``: chat lines, taunts and deck changes (each wakes every page of the table), per device;
 - ``churn``: lobby moves (sit, leave, add or remove a robot), per device and per table, since
-  each wakes every page too.
+  each wakes every page too;
+- ``live``: JUGAR EN VIVO (joining the queue), per device.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ churn_device_limit = limiter.shared_limit(_config("RATELIMIT_CHURN_DEVICE"), sco
 churn_table_limit = limiter.shared_limit(_config("RATELIMIT_CHURN_TABLE"), scope="churn-table",
                                          key_func=per_table,
                                          exempt_when=_exempt_unless(CHURN_TYPES))
+#: JUGAR EN VIVO (joining the queue), per device: each join may form a table.
+live_limit = limiter.shared_limit(_config("RATELIMIT_LIVE"), scope="live",
+                                  key_func=device_or_address)
 
 
 def init_limits(app: Flask) -> None:
@@ -71,6 +75,7 @@ def init_limits(app: Flask) -> None:
     app.config.setdefault("RATELIMIT_CHAT", "20 per minute")
     app.config.setdefault("RATELIMIT_CHURN_DEVICE", "30 per minute")
     app.config.setdefault("RATELIMIT_CHURN_TABLE", "60 per minute")
+    app.config.setdefault("RATELIMIT_LIVE", "30 per minute;300 per hour")
     app.config.setdefault("RATELIMIT_HEADERS_ENABLED", False)
     url = app.config.get("REDIS_URL")
     app.config.setdefault("RATELIMIT_STORAGE_URI", url if url else "memory://")

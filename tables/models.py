@@ -16,6 +16,7 @@ from sqlalchemy import (
     Integer,
     String,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -50,6 +51,7 @@ class Device(db.Model):  # type: ignore[name-defined,misc]
 
 class Table(db.Model):  # type: ignore[name-defined,misc]
     __tablename__ = "tables"
+    __table_args__ = (Index("ix_tables_public_status", "public", "status"),)
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     name: Mapped[str] = mapped_column(String(80))
     target: Mapped[int] = mapped_column(Integer)
@@ -75,6 +77,9 @@ class Table(db.Model):  # type: ignore[name-defined,misc]
     rated: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
+    #: A table «Jugar en vivo» formed (tables/matchmaking.py): listed in Mesas en vivo, open to
+    #: spectators, nobody sits by link. Only the matcher sets it; link tables never are.
+    public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Seat(db.Model):  # type: ignore[name-defined,misc]
@@ -371,3 +376,32 @@ class DealSeeds(db.Model):  # type: ignore[name-defined,misc]
     dealt: Mapped[bool] = mapped_column(Boolean, default=False)
     revealed: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+# -------------------------------------------------------------------- Jugar en vivo
+
+
+class LiveQueueEntry(db.Model):  # type: ignore[name-defined,misc]
+    """A device looking for a live table (tables/matchmaking.py, docs/LIVE.md). One per device:
+    ``waiting`` until the matcher seats it (``seated``, with its ``table_id``); CANCELAR deletes
+    it. ``heartbeat_at`` is refreshed by the waiting page's polls: an entry not refreshed for a
+    few seconds (the page was closed) is never seated."""
+
+    __tablename__ = "live_queue"
+    __table_args__ = (Index("ix_live_queue_status", "status", "heartbeat_at"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    device_id: Mapped[int] = mapped_column(ForeignKey("devices.id", ondelete="CASCADE"),
+                                           unique=True)
+    #: The name the person sits with.
+    name: Mapped[str] = mapped_column(String(40))
+    #: The shown rating (1500 + 30 per unit of openskill mu) when the person joined.
+    rating: Mapped[float] = mapped_column(Float)
+    joined_at: Mapped[datetime] = mapped_column(DateTime)
+    heartbeat_at: Mapped[datetime] = mapped_column(DateTime)
+    #: waiting | seated
+    status: Mapped[str] = mapped_column(String(16), default="waiting")
+    #: The table it was seated at (no foreign key: the entry may outlive an expired table).
+    table_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    seated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: The rating window (spread of the table's people) the wait allowed when it was seated.
+    allowed_spread: Mapped[float | None] = mapped_column(Float, nullable=True)

@@ -1,4 +1,5 @@
-"""Timed work, in exactly one scheduler process: idle tables expire; robot turns are swept.
+"""Timed work, in exactly one scheduler process: idle tables expire; robot turns are swept; the
+live queue is matched.
 
 A file lock in instance/ makes sure only one process on the machine runs the scheduler, whether it
 is started in-process (dev: ``SCHEDULER = "inprocess"``) or as ``flask --app app scheduler``.
@@ -15,7 +16,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from . import clock, push
+from . import clock, matchmaking, push
 from .maintenance import expire_idle_tables, pending_robot_tables
 from .robot_worker import RobotWorker
 
@@ -64,6 +65,7 @@ def add_jobs(app: Flask, sched: Any) -> None:
                   args=[app], id="robots", coalesce=True, max_instances=1)
     push.add_jobs(app, sched)
     clock.add_jobs(app, sched)
+    matchmaking.add_jobs(app, sched)  # Jugar en vivo: nothing waits on a page to match
 
 
 def start_background(app: Flask) -> BackgroundScheduler | None:

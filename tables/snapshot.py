@@ -33,7 +33,7 @@ from .models import Action, ClockSeat, ClockTable, Seat, Table, Viewer
 
 TABLE_FIELDS = ("id", "name", "target", "renege", "deck", "robot_level", "hand_level", "status",
                 "game_number", "version", "state_version", "host_device_id", "robot_due",
-                "rated")
+                "rated", "public")
 SEAT_FIELDS = ("seat", "kind", "name", "robot_name", "device_id", "left", "wants_rematch",
                "link_gen", "standin", "vacant")
 CLOCK_FIELDS = ("seat", "turn_key", "started_at", "deadline", "expires_at", "reserve_key",

@@ -109,6 +109,7 @@ def build_state(
     add_to_state(state, table, seats, game, my_seat, snap.pace, snap.clock)
     # Ratings: the table's option, and what a finished rated game did to each rated seat.
     state["table"]["rated"] = bool(table.rated)
+    state["table"]["public"] = bool(table.public)  # a live table (Jugar en vivo): one game
     state["rating_changes"] = ratings.game_changes(table.id, table.game_number) \
         if table.rated and table.status == TableStatus.FINISHED else None
     state["fair_deal"] = fair_deal_json(snap.fair, table.id)

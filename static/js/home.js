@@ -1,5 +1,5 @@
 // Home: ABRIR MESA. Builds the deck previews and creates the table through the API.
-import { postJSON } from './api.js';
+import { postJSON, request } from './api.js';
 import { DECKS, cardSVG } from './decks.js';
 import { $, h, store, openDialog } from './util.js';
 
@@ -71,5 +71,25 @@ form.addEventListener('submit', async (e) => {
     err.hidden = false;
     btn.disabled = false;
     btn.textContent = 'ABRIR MESA';
+  }
+});
+
+// JUGAR EN VIVO: one tap queues with the name of the form (or the last one used); the waiting
+// view (/en-vivo) takes it from there (it asks for a name when there is none).
+$('#live-btn').addEventListener('click', async () => {
+  const err = $('#live-error');
+  err.hidden = true;
+  const name = nameInput.value.trim() || store('corazones.name') || '';
+  if (!name) { location.href = '/en-vivo'; return; }
+  const btn = $('#live-btn');
+  btn.disabled = true;
+  try {
+    store('corazones.name', name);
+    const q = await request('POST', '/api/live/queue', { name });
+    location.href = q.status === 'seated' && q.url ? q.url : '/en-vivo';
+  } catch (ex) {
+    err.textContent = ex.message || 'No se pudo entrar a la fila.';
+    err.hidden = false;
+    btn.disabled = false;
   }
 });

@@ -1158,7 +1158,9 @@ function endScene(v, t) {
     // ¡REVANCHA! first: the winner's taunt buttons follow it, never push it off the screen.
     const row = h('div.end-actions');
     const mine = seatInfo(mySeat());
-    row.append(h('button.btn.btn-primary.btn-big.btn-rematch', {
+    // A live table is one game: the next one is through the queue again.
+    if (t.public) row.append(h('a.btn.btn-primary.btn-big.btn-rematch', { href: '/en-vivo', id: 'live-again' }, 'JUGAR EN VIVO OTRA VEZ'));
+    else row.append(h('button.btn.btn-primary.btn-big.btn-rematch', {
       type: 'button', id: 'rematch-btn', disabled: !!mine.wants_rematch,
       onclick: () => act('rematch').catch(() => {}),
     }, mine.wants_rematch ? 'Esperando a los demás…' : '¡REVANCHA!'));
