@@ -174,3 +174,10 @@ NO_GAME_TO_REVIEW = Refusal(409, "no_game",
                             "No hay una partida en juego: todavía no hay manos para repasar")
 GAME_OVER_REVIEW = Refusal(409, "game_over",
                            "La partida terminó: mira su repetición, con las cuatro manos")
+
+# -------------------------------------------------------------------- Análisis (tables/analysis.py)
+NOT_PLAYER_FOR_ANALYSIS = Refusal(403, "not_player",
+                                  "Solo quien jugó esta partida puede pedir su análisis")
+ANALYSIS_TABLE_GONE = Refusal(409, "table_gone",
+                              "La mesa de esta partida ya expiró: no queda registro de quién "
+                              "jugó cada lugar, y el análisis ya no se puede pedir")
