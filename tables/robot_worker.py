@@ -138,7 +138,8 @@ class RobotWorker:
         self.stop_event.set()
         self.analysis_wake.set()
         self.queue.put("")
-        self.thread.join(timeout=10)
+        if self.thread.is_alive():
+            self.thread.join(timeout=10)
         if self.analysis_thread.is_alive():
             self.analysis_thread.join(timeout=30)
         if self.analyser is not None:
