@@ -65,7 +65,7 @@ def test_the_same_view_gives_the_same_review_whatever_the_hidden_cards() -> None
     first = review_play(view, "7S", worlds=WORLDS)
     assert review_play(copy.deepcopy(view), "7S", worlds=WORLDS) == first
     # Swap two cards seat 0 cannot see between seats 1 and 2 (a heart for a heart, neither one
-    # passed by seat 0, nobody has shown out of hearts): seat 0's view is the same, so is the review.
+    # passed by seat 0, nobody showed out of hearts): seat 0's view is the same, so is the review.
     other = [list(h) for h in AFTER]
     other[1][other[1].index("5H")] = "8H"
     other[2][other[2].index("8H")] = "5H"
