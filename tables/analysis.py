@@ -112,10 +112,26 @@ def analysis_for(table_id: str, game_number: int, device_id: int | None) -> dict
     if game_record(table_id, game_number) is None:
         raise errors.GAME_NOT_FOUND.error()
     row = None if device_id is None else _row(table_id, game_number, device_id)
-    out = {"status": "none", "done": 0, "total": 0, "decisions": [], "marked": 0} \
-        if row is None else public(row)
+    if row is not None:
+        out = {**public(row), "player": True}
+    else:
+        out = {"status": "none", "done": 0, "total": 0, "decisions": [], "marked": 0,
+               "player": device_id is not None and _played(table_id, game_number, device_id)}
     db.session.rollback()
     return out
+
+
+def _played(table_id: str, game_number: int, device_id: int) -> bool:
+    """The device made a move in the game, or holds a seat at its table (may ask for Análisis)."""
+    moved = db.session.execute(
+        select(Action.id).where(Action.table_id == table_id, Action.game_number == game_number,
+                                Action.device_id == device_id, Action.seat.is_not(None))
+        .limit(1)).first()
+    if moved is not None:
+        return True
+    return db.session.execute(
+        select(Seat.id).where(Seat.table_id == table_id, Seat.device_id == device_id).limit(1)
+    ).first() is not None
 
 
 def public(row: GameAnalysis) -> dict[str, Any]:
