@@ -181,3 +181,7 @@ NOT_PLAYER_FOR_ANALYSIS = Refusal(403, "not_player",
 ANALYSIS_TABLE_GONE = Refusal(409, "table_gone",
                               "La mesa de esta partida ya expiró: no queda registro de quién "
                               "jugó cada lugar, y el análisis ya no se puede pedir")
+
+# ------------------------------------------------------------ La Pista (tables/hint_jobs.py)
+HINT_LATE = Refusal(503, "hint_late",
+                    "La pista tarda más de lo normal: inténtalo de nuevo en un momento")

@@ -31,6 +31,7 @@ from . import analysis, live
 from .actions import perform
 from .db import db
 from .errors import ServiceError
+from .hint_jobs import HintServer
 from .hooks import Commit
 from .lifecycle import die_with_parent
 from .maintenance import pending_robot_tables
@@ -112,6 +113,8 @@ class RobotWorker:
         self.analysis_nice = int(app.config.get("ANALYSIS_NICE", 19))
         self.analysis_job: int | None = None
         self.analyser: Executor | None = None
+        # La Pista: asked by the web processes, computed here (tables/hint_jobs.py).
+        self.hints = HintServer(app)
 
     def start(self) -> None:
         self.thread.start()
@@ -120,6 +123,8 @@ class RobotWorker:
         if url:
             threading.Thread(target=self._take_from_redis, args=(url,), daemon=True,
                              name="corazones-robot-queue").start()
+            threading.Thread(target=self.hints.serve_redis, args=(url, self.stop_event),
+                             daemon=True, name="corazones-hint-queue").start()
 
     def _take_from_redis(self, url: str) -> None:
         """Kicks from processes that run no worker (see :func:`kick`)."""
@@ -145,6 +150,7 @@ class RobotWorker:
         if self.analyser is not None:
             self.analyser.shutdown(wait=False, cancel_futures=True)
             self.analyser = None
+        self.hints.stop()
         self.pool.shutdown(wait=True, cancel_futures=True)
         with self.searcher_lock:
             if self.searcher is not None:
