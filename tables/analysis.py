@@ -24,7 +24,7 @@ from rules import Game, Options, view_for
 
 from . import errors
 from .db import db, write_transaction
-from .models import Action, GameAnalysis, Seat, Table, utcnow
+from .models import Action, GameAnalysis, GameRecord, Seat, Table, utcnow
 from .records import game_record
 
 QUEUED: Final = "queued"
@@ -109,7 +109,10 @@ def request_analysis(table_id: str, game_number: int, device_id: int | None,
 
 def analysis_for(table_id: str, game_number: int, device_id: int | None) -> dict[str, Any]:
     """The device's analysis of the game as the pages read it (``status: none`` if never asked)."""
-    if game_record(table_id, game_number) is None:
+    kept = db.session.execute(
+        select(GameRecord.id).where(GameRecord.table_id == table_id,
+                                    GameRecord.game_number == game_number)).first()
+    if kept is None:
         raise errors.GAME_NOT_FOUND.error()
     row = None if device_id is None else _row(table_id, game_number, device_id)
     if row is not None:
