@@ -30,7 +30,8 @@ from .records import game_record
 QUEUED: Final = "queued"
 RUNNING: Final = "running"
 DONE: Final = "done"
-#: Seconds a robot process owns an analysis without saving a decision before another takes it.
+#: Seconds a robot process owns an analysis without saving a decision before another takes it
+#: (``ANALYSIS_LEASE``).
 LEASE_SECONDS: Final = 120.0
 
 
@@ -206,7 +207,7 @@ def review_decision(record: dict[str, Any], decision: dict[str, Any],
 # -------------------------------------------------------------------- the robot processes' side
 
 
-def claim(now: datetime | None = None) -> int | None:
+def claim(now: datetime | None = None, lease: float = LEASE_SECONDS) -> int | None:
     """Take the oldest analysis waiting (or one whose process stopped: its lease ran out) for
     this process; its id, or None."""
     now = now or utcnow()
@@ -224,7 +225,7 @@ def claim(now: datetime | None = None) -> int | None:
                     GameAnalysis.id == aid,
                     or_(GameAnalysis.status == QUEUED,
                         (GameAnalysis.status == RUNNING) & (GameAnalysis.lease_until < now)),
-                ).values(status=RUNNING, lease_until=now + timedelta(seconds=LEASE_SECONDS))
+                ).values(status=RUNNING, lease_until=now + timedelta(seconds=lease))
             )
         if done.rowcount:
             return int(aid)
@@ -250,7 +251,8 @@ def next_decision(aid: int) -> tuple[int, dict[str, Any], dict[str, Any], int] |
     return out
 
 
-def save_result(aid: int, index: int, result: dict[str, Any], cpu: float) -> bool:
+def save_result(aid: int, index: int, result: dict[str, Any], cpu: float,
+                lease: float = LEASE_SECONDS) -> bool:
     """Keep decision ``index``'s review (unless another process kept it first) and extend the
     lease; the analysis is done with its last decision. True while decisions are left."""
     with write_transaction():
@@ -269,7 +271,7 @@ def save_result(aid: int, index: int, result: dict[str, Any], cpu: float) -> boo
             row.lease_until = None
             row.finished_at = utcnow()
             return False
-        row.lease_until = utcnow() + timedelta(seconds=LEASE_SECONDS)
+        row.lease_until = utcnow() + timedelta(seconds=lease)
         return True
 
 

@@ -49,6 +49,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ANALYSIS_PROCS", int, 1, "Análisis: processes of their own per robot process "
             "(0: in the robot process)"),
     Setting("ANALYSIS_NICE", int, 19, "Análisis: the analysis processes' niceness"),
+    Setting("ANALYSIS_LEASE", float, 120.0, "Análisis: seconds without a decision saved after "
+            "which another robot process takes an analysis over"),
     Setting("ANALYSIS_POLL", float, 2.0, "Análisis: seconds between a robot process's looks "
             "for analyses asked"),
     Setting("SCHEDULER", str, "inprocess", "inprocess | off: timed work in this process or in "

@@ -111,6 +111,7 @@ class RobotWorker:
         self.analysis_poll = float(app.config.get("ANALYSIS_POLL", 2.0))
         self.analysis_procs = int(app.config.get("ANALYSIS_PROCS", 1))
         self.analysis_nice = int(app.config.get("ANALYSIS_NICE", 19))
+        self.analysis_lease = float(app.config.get("ANALYSIS_LEASE", analysis.LEASE_SECONDS))
         self.analysis_job: int | None = None
         self.analyser: Executor | None = None
         # La Pista: asked by the web processes, computed here (tables/hint_jobs.py).
@@ -205,7 +206,8 @@ class RobotWorker:
             try:
                 if self.robots_busy():
                     return False
-                aid = self.analysis_job if self.analysis_job is not None else analysis.claim()
+                aid = self.analysis_job if self.analysis_job is not None \
+                    else analysis.claim(lease=self.analysis_lease)
                 if aid is None:
                     return False
                 nxt = analysis.next_decision(aid)
@@ -219,7 +221,7 @@ class RobotWorker:
                     self.app.logger.exception("analysis %s failed at decision %s", aid, i)
                     result, cpu = {"kind": decision["kind"], "failed": True, "marked": False,
                                    "forced": False, "reason": None, "options": []}, 0.0
-                more = analysis.save_result(aid, i, result, cpu)
+                more = analysis.save_result(aid, i, result, cpu, self.analysis_lease)
                 self.analysis_job = aid if more else None
                 return True
             finally:

@@ -4,7 +4,10 @@ and resumed where a stopped process left it; each decision rebuilt as the player
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -15,7 +18,7 @@ from tables.analysis import DONE, QUEUED, game_before
 from tables.db import db
 from tables.models import GameAnalysis, Table, utcnow
 from tables.robot_worker import RobotWorker
-from tests.kit import Player, close_app, error, lobby, make_app, wait_until
+from tests.kit import ROOT, Player, close_app, error, lobby, make_app, wait_until
 from tests.tables.test_records import play_out
 
 pytestmark = pytest.mark.db
@@ -24,8 +27,8 @@ WORLDS = 4  # tiny reviews: these tests check the queue, not the judgement
 
 
 class Game:
-    def __init__(self, app: Any, tid: str, ana: Player, beto: Player) -> None:
-        self.app, self.tid, self.ana, self.beto = app, tid, ana, beto
+    def __init__(self, app: Any, tid: str, ana: Player, beto: Player, carla: Player) -> None:
+        self.app, self.tid, self.ana, self.beto, self.carla = app, tid, ana, beto, carla
 
     def url(self, n: int = 1) -> str:
         return f"/api/tables/{self.tid}/games/{n}/analysis"
@@ -36,7 +39,7 @@ class Game:
             out = [{"status": r.status, "results": list(r.results), "decisions": r.decisions,
                     "lease_until": r.lease_until, "id": r.id, "seat": r.seat} for r in rows]
             db.session.rollback()
-        seat = 0 if device_of is self.ana else 1
+        seat = [self.ana, self.beto, self.carla].index(device_of)
         return next(r for r in out if r["seat"] == seat)
 
     def rows(self) -> int:
@@ -48,21 +51,21 @@ class Game:
 
 @pytest.fixture(scope="module")
 def game(migrated: str) -> Iterator[Game]:
-    """A finished game of Ana and Beto with two robots. Its robots play in a worker that is then
-    stopped: the tests drive a worker of their own by hand."""
+    """A finished game of Ana, Beto and Carla with a robot. Its robot plays in a worker that is
+    then stopped: the tests drive a worker of their own by hand."""
     app = make_app(migrated, ROBOT_WORKER="off", ANALYSIS_WORLDS=WORLDS, ANALYSIS_PROCS=1,
                    ANALYSIS_POLL=0.1)
     players = RobotWorker(app)
     app.extensions["corazones_robots"] = players
     players.thread.start()  # robots only: no analysis thread
-    tid, (ana, beto) = lobby(app, humans=2, target=50)
+    tid, (ana, beto, carla) = lobby(app, humans=3, target=50)
     ana.act(tid, "start")
-    st = play_out([ana, beto], tid, seed=11)
+    st = play_out([ana, beto, carla], tid, seed=11)
     assert st["table"]["status"] == "finished"
     players.stop()
     worker = RobotWorker(app)  # not started: the tests call its steps
     app.extensions["corazones_robots"] = worker
-    yield Game(app, tid, ana, beto)
+    yield Game(app, tid, ana, beto, carla)
     worker.stop()
     close_app(app)
 
@@ -166,6 +169,54 @@ def test_a_stopped_process_is_resumed_without_redoing_decisions(game):
         if d["marked"]:
             assert d["reason"] and d["cost"] >= 1 and d["best"] != d["chosen"]
     second.stop()
+
+
+def test_a_killed_robot_process_is_resumed_by_another(game, tmp_path):
+    """Production shape: `flask robots` processes. One is killed (SIGKILL) in the middle of an
+    analysis; another takes it over when the lease runs out and finishes it from where the first
+    stopped, keeping every review the first one saved."""
+    r = game.carla.post(game.url())
+    assert r.status_code == 202
+    aid = game.row(game.carla)["id"]
+    with game.app.app_context():  # deep reviews, so that the first process is caught mid-way
+        db.session.get(GameAnalysis, aid).worlds = 300
+        db.session.commit()
+    env = {**os.environ, "DATABASE_URL": game.app.config["SQLALCHEMY_DATABASE_URI"],
+           "ROBOT_WORKER": "off", "SECRET_KEY": "test-secret", "SCHEDULER": "off",
+           "ANALYSIS_PROCS": "0", "ANALYSIS_LEASE": "2", "ANALYSIS_POLL": "0.2"}
+    env.pop("REDIS_URL", None)
+
+    def robots_process(name: str) -> subprocess.Popen[bytes]:
+        log = open(tmp_path / name, "wb")  # noqa: SIM115 - the child keeps its own copy
+        try:
+            return subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "robots"],
+                                    cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        finally:
+            log.close()
+
+    first = robots_process("first.log")
+    try:
+        wait_until(lambda: len(game.row(game.carla)["results"]) >= 3, 90, 0.05)
+    finally:
+        first.kill()
+        first.wait(timeout=10)
+    before = game.row(game.carla)
+    kept = list(before["results"])
+    assert before["status"] == "running" and 3 <= len(kept) < len(before["decisions"])
+    assert all(r["worlds"] == 300 for r in kept if not r["forced"])
+    with game.app.app_context():  # the rest quickly (and told apart from what was kept)
+        db.session.get(GameAnalysis, aid).worlds = WORLDS
+        db.session.commit()
+    second = robots_process("second.log")
+    try:
+        done = wait_until(lambda: (lambda row: row if row["status"] == DONE else None)(
+            game.row(game.carla)), 120, 0.1)
+    finally:
+        second.terminate()
+        second.wait(timeout=30)
+    assert done["results"][:len(kept)] == kept  # nothing kept was redone
+    assert all(r["worlds"] in (0, WORLDS) for r in done["results"][len(kept):])
+    assert len(done["results"]) == len(done["decisions"])
 
 
 def test_the_robot_workers_thread_runs_the_analysis_by_itself(game):
