@@ -57,6 +57,10 @@ function drawPanel() {
     return;
   }
   const list = marked();
+  if (!d.total) {
+    box.replaceChildren(h('p', null, 'En esta partida no hay decisiones tuyas para analizar: un robot jugó por ti.'));
+    return;
+  }
   const parts = [h('p', null, list.length
     ? `Difícil marcó ${list.length} de tus ${d.total} decisiones: las que te costaron, en promedio, un punto o más.`
     : `Ninguna de tus ${d.total} decisiones te costó un punto o más en promedio. ¡Bien jugado!`)];
