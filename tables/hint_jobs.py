@@ -8,8 +8,8 @@ The hint route hands the seat's view over and waits a few seconds for the answer
   jobs first-come (a job past its deadline is dropped unanswered) and pushes the answer to the
   job's own reply key, which the web process waits on. No robot process answering in time:
   ``503 hint_late``, and nothing was computed in the web process;
-- with neither a worker nor Redis (a bare development set-up) no robot process can be reached,
-  and the hint is computed in place, as before.
+- with neither a worker nor Redis (a bare development set-up), or with Redis down, no robot
+  process can be reached, and the hint is computed in place, as before.
 
 Whatever runs it, the hint is ``robots.hint(view)``: what Difícil would do, from that view only.
 """
@@ -99,8 +99,12 @@ def ask(view: dict[str, Any]) -> dict[str, Any]:
     job_id = secrets.token_hex(12)
     reply = f"{key}:reply:{job_id}"
     job = {"id": job_id, "view": view, "deadline": time.time() + timeout}
-    live._redis.rpush(key, json.dumps(job))
-    item = live._redis.blpop([reply], timeout=max(1, math.ceil(timeout)))
+    try:
+        live._redis.rpush(key, json.dumps(job))
+        item = live._redis.blpop([reply], timeout=max(1, math.ceil(timeout)))
+    except redis.RedisError:  # Redis is down: no robot process can be reached either
+        current_app.logger.warning("hint: Redis unreachable, computing the hint in place")
+        return _hint(view)
     if not item:
         raise TimeoutError("no robot process answered the hint")
     answer = json.loads(item[1])

@@ -118,6 +118,9 @@ def test_analysis_from_the_end_scene_to_a_marked_moment(site: Site, browser: Bro
     link = page.locator("#analysis-link")
     link.wait_for()
     assert link.inner_text() == "Análisis"
+    SHOTS.mkdir(exist_ok=True)
+    link.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "end-scene-390x844.png"))
     link.click()
     page.wait_for_selector(".an-working")
     assert "Analizando tu partida" in page.locator("#an-panel").inner_text()
@@ -139,6 +142,8 @@ def test_analysis_from_the_end_scene_to_a_marked_moment(site: Site, browser: Bro
     problems += shots_and_axe(page, "analysis-marked")
 
     page.goto(f"{base}/mis-mesas")
-    assert page.locator(f"a[href='/t/{tid}/partidas/1?analisis=1']").count() == 1
+    mine = page.locator(f"a[href='/t/{tid}/partidas/1?analisis=1']")
+    assert mine.count() == 1
+    problems += shots_and_axe(page, "mis-mesas")
     assert not problems, problems
     ctx.close()
