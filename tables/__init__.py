@@ -11,6 +11,7 @@ from flask_migrate import Migrate
 from flask_wtf.csrf import CSRFProtect
 
 from . import clock, hooks, live, push, robot_worker
+from .analysis_routes import bp as analysis_bp
 from .assets import init_assets
 from .cli import register_cli
 from .db import db, init_db
@@ -42,6 +43,9 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(ratings_bp)
     app.register_blueprint(records_bp)
     app.register_blueprint(live_bp)
+
+
+    app.register_blueprint(analysis_bp)
     # After every commit, in this order: wake the pages, hand robot turns on, pushes, clocks.
     hooks.register(live.after_commit)
     hooks.register(robot_worker.after_commit)

@@ -43,6 +43,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ROBOT_THREADS", int, 2, "robot threads per robot process"),
     Setting("ROBOT_SEARCH_PROCS", int, 0, "processes of their own for Difícil's searches"),
     Setting("ROBOT_NICE", int, 0, "the search processes' niceness"),
+    Setting("HINT_TIMEOUT", float, 8.0, "La Pista: seconds the web waits for a robot process"),
+    Setting("ANALYSIS_WORLDS", int, 0, "Análisis: deals sampled per decision (0: robots' "
+            "REVIEW_WORLDS)"),
+    Setting("ANALYSIS_PROCS", int, 1, "Análisis: processes of their own per robot process "
+            "(0: in the robot process)"),
+    Setting("ANALYSIS_NICE", int, 19, "Análisis: the analysis processes' niceness"),
+    Setting("ANALYSIS_LEASE", float, 120.0, "Análisis: seconds without a decision saved after "
+            "which another robot process takes an analysis over"),
+    Setting("ANALYSIS_POLL", float, 2.0, "Análisis: seconds between a robot process's looks "
+            "for analyses asked"),
     Setting("SCHEDULER", str, "inprocess", "inprocess | off: timed work in this process or in "
             "the one `flask scheduler`"),
     Setting("TABLE_EXPIRY_DAYS", int, 30, "days after which an idle table is deleted"),

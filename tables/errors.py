@@ -197,3 +197,15 @@ LIVE_NEEDS_NAME = Refusal(400, "bad_name", "Escribe tu nombre: así te ven en la
 PUBLIC_NO_REMATCH = Refusal(409, "public_table",
                             "Las mesas en vivo son de una partida: para jugar otra, toca JUGAR EN "
                             "VIVO en el inicio", with_state=True)
+
+
+# -------------------------------------------------------------------- Análisis (tables/analysis.py)
+NOT_PLAYER_FOR_ANALYSIS = Refusal(403, "not_player",
+                                  "Solo quien jugó esta partida puede pedir su análisis")
+ANALYSIS_TABLE_GONE = Refusal(409, "table_gone",
+                              "La mesa de esta partida ya expiró: no queda registro de quién "
+                              "jugó cada lugar, y el análisis ya no se puede pedir")
+
+# ------------------------------------------------------------ La Pista (tables/hint_jobs.py)
+HINT_LATE = Refusal(503, "hint_late",
+                    "La pista tarda más de lo normal: inténtalo de nuevo en un momento")

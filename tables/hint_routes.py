@@ -1,17 +1,17 @@
 """La Pista: what the Difícil robot would do in the viewer's seat (3 cards to pass, or a card).
 
 It reads the seat's own view only (robots never see a state), outside any lock, and changes
-nothing; a GET. Rate-limited per device, since a search costs CPU.
+nothing; a GET. The search runs in a robot process (tables/hint_jobs.py), not here; the route
+waits for its answer. Rate-limited per device, since a search costs CPU.
 """
 
 from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-import robots
 from rules import PASSING, PLAYING, view_for
 
-from . import errors
+from . import errors, hint_jobs
 from .db import db
 from .errors import ServiceError
 from .identity import current_device_id
@@ -44,7 +44,10 @@ def api_hint(table_id: str) -> Response | tuple[Response, int]:
         must_play = view["phase"] == PLAYING and view["turn"] == mine.seat
         if not (must_pass or must_play):
             raise errors.NO_DECISION.error()
-        choice = robots.hint(view)
+        try:
+            choice = hint_jobs.ask(view)
+        except TimeoutError:
+            raise errors.HINT_LATE.error() from None
     except ServiceError as err:
         return jsonify(err.body()), err.status
     if must_pass:
@@ -64,4 +67,5 @@ register_paths({"/api/tables/{table_id}/hint": {"get": {
         "403": {"description": "not seated at this table"},
         "404": {"description": "no such table"},
         "409": {"description": "nothing to decide now"},
-        "429": {"description": "too many hints"}}}}})
+        "429": {"description": "too many hints"},
+        "503": {"description": "no robot process answered in time"}}}}})

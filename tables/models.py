@@ -405,3 +405,40 @@ class LiveQueueEntry(db.Model):  # type: ignore[name-defined,misc]
     seated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     #: The rating window (spread of the table's people) the wait allowed when it was seated.
     allowed_spread: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+# -------------------------------------------------------------------- Análisis
+
+
+class GameAnalysis(db.Model):  # type: ignore[name-defined,misc]
+    """Difícil's review of one player's decisions in one finished game (tables/analysis.py,
+    docs/ANALYSIS.md). One per (table, game, device): asked once, kept. ``decisions`` is fixed
+    when it is asked (which pass and cards were this device's own); ``results`` grows one entry
+    per decision as robot processes work on it, so a process that dies loses at most one.
+    ``table_id`` is no foreign key: like the record, the analysis outlives its table."""
+
+    __tablename__ = "game_analyses"
+    __table_args__ = (
+        UniqueConstraint("table_id", "game_number", "device_id"),
+        Index("ix_game_analyses_work", "status", "lease_until"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(40))
+    game_number: Mapped[int] = mapped_column(Integer)
+    device_id: Mapped[int] = mapped_column(Integer, index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    #: queued | running | done
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    #: [{"kind": "pass"|"play", "hand": n, "index": k}]: this device's own decisions, in order.
+    decisions: Mapped[list[Any]] = mapped_column(JSON)
+    #: One review per decision done so far (robots/review.py), in the order of ``decisions``.
+    results: Mapped[list[Any]] = mapped_column(JSON)
+    #: Deals sampled per decision.
+    worlds: Mapped[int] = mapped_column(Integer)
+    #: A robot process works on it until then; past it, another process takes it over.
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: CPU seconds spent so far (docs/ANALYSIS.md's figures).
+    cpu_seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)

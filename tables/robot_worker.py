@@ -27,10 +27,11 @@ from flask import Flask, current_app
 import robots
 from rules import COUNTING, PASSING, view_for
 
-from . import live
+from . import analysis, live
 from .actions import perform
 from .db import db
 from .errors import ServiceError
+from .hint_jobs import HintServer
 from .hooks import Commit
 from .lifecycle import die_with_parent
 from .maintenance import pending_robot_tables
@@ -58,6 +59,14 @@ def _search_init(nice: int, parent_pid: int) -> None:
 def _search(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
     """``robots.decide`` in a search process (the seed stands for the worker's rng)."""
     return dict(robots.decide(view, level, random.Random(seed)))
+
+
+def _review(record: dict[str, Any], decision: dict[str, Any],
+            worlds: int) -> tuple[dict[str, Any], float]:
+    """One decision's Análisis (in the analysis process when there is one) and its CPU seconds."""
+    start = time.process_time()
+    result = analysis.review_decision(record, decision, worlds)
+    return result, time.process_time() - start
 
 
 #: Levels whose decisions go to the search processes when there are any (Fácil and Normal decide
@@ -94,13 +103,29 @@ class RobotWorker:
         self.search_nice = int(app.config.get("ROBOT_NICE", 0))
         self.searcher: Executor | None = None
         self.searcher_lock = threading.Lock()
+        # Análisis (tables/analysis.py): one decision at a time, only while no robot turn is
+        # due, in ANALYSIS_PROCS processes at ANALYSIS_NICE (0 processes: in this one).
+        self.analysis_thread = threading.Thread(target=self._analysis_loop, daemon=True,
+                                                name="corazones-analysis")
+        self.analysis_wake = threading.Event()
+        self.analysis_poll = float(app.config.get("ANALYSIS_POLL", 2.0))
+        self.analysis_procs = int(app.config.get("ANALYSIS_PROCS", 1))
+        self.analysis_nice = int(app.config.get("ANALYSIS_NICE", 19))
+        self.analysis_lease = float(app.config.get("ANALYSIS_LEASE", analysis.LEASE_SECONDS))
+        self.analysis_job: int | None = None
+        self.analyser: Executor | None = None
+        # La Pista: asked by the web processes, computed here (tables/hint_jobs.py).
+        self.hints = HintServer(app)
 
     def start(self) -> None:
         self.thread.start()
+        self.analysis_thread.start()
         url = self.app.config.get("REDIS_URL")
         if url:
             threading.Thread(target=self._take_from_redis, args=(url,), daemon=True,
                              name="corazones-robot-queue").start()
+            threading.Thread(target=self.hints.serve_redis, args=(url, self.stop_event),
+                             daemon=True, name="corazones-hint-queue").start()
 
     def _take_from_redis(self, url: str) -> None:
         """Kicks from processes that run no worker (see :func:`kick`)."""
@@ -117,8 +142,16 @@ class RobotWorker:
 
     def stop(self) -> None:
         self.stop_event.set()
+        self.analysis_wake.set()
         self.queue.put("")
-        self.thread.join(timeout=10)
+        if self.thread.is_alive():
+            self.thread.join(timeout=10)
+        if self.analysis_thread.is_alive():
+            self.analysis_thread.join(timeout=30)
+        if self.analyser is not None:
+            self.analyser.shutdown(wait=False, cancel_futures=True)
+            self.analyser = None
+        self.hints.stop()
         self.pool.shutdown(wait=True, cancel_futures=True)
         with self.searcher_lock:
             if self.searcher is not None:
@@ -154,6 +187,71 @@ class RobotWorker:
 
     def kick(self, table_id: str) -> None:
         self.queue.put(table_id)
+
+    # ---------------------------------------------------------------- Análisis, after robots
+
+    def robots_busy(self) -> bool:
+        """A robot turn is due or being played (here, or at any table of the database)."""
+        with self.lock:
+            if self.inflight:
+                return True
+        if not self.queue.empty():
+            return True
+        return bool(pending_robot_tables(limit=1))
+
+    def analysis_step(self) -> bool:
+        """Review one decision of a waiting analysis, unless a robot turn is due anywhere (robot
+        turns always come first). True when a decision was reviewed."""
+        with self.app.app_context():
+            try:
+                if self.robots_busy():
+                    return False
+                aid = self.analysis_job if self.analysis_job is not None \
+                    else analysis.claim(lease=self.analysis_lease)
+                if aid is None:
+                    return False
+                nxt = analysis.next_decision(aid)
+                if nxt is None:
+                    self.analysis_job = None
+                    return False
+                i, decision, record, worlds = nxt
+                try:
+                    result, cpu = self._review(record, decision, worlds)
+                except Exception:  # a bug in one review must not stop the analysis forever
+                    self.app.logger.exception("analysis %s failed at decision %s", aid, i)
+                    result, cpu = {"kind": decision["kind"], "failed": True, "marked": False,
+                                   "forced": False, "reason": None, "options": []}, 0.0
+                more = analysis.save_result(aid, i, result, cpu, self.analysis_lease)
+                self.analysis_job = aid if more else None
+                return True
+            finally:
+                db.session.remove()
+
+    def _review(self, record: dict[str, Any], decision: dict[str, Any],
+                worlds: int) -> tuple[dict[str, Any], float]:
+        if self.analysis_procs <= 0:
+            return _review(record, decision, worlds)
+        if self.analyser is None:
+            self.analyser = ProcessPoolExecutor(
+                self.analysis_procs, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_search_init, initargs=(self.analysis_nice, os.getpid()))
+        try:
+            return self.analyser.submit(_review, record, decision, worlds).result(timeout=600)
+        except Exception:
+            self.analyser.shutdown(wait=False, cancel_futures=True)
+            self.analyser = None
+            raise
+
+    def _analysis_loop(self) -> None:
+        while not self.stop_event.is_set():
+            try:
+                worked = self.analysis_step()
+            except Exception:
+                self.app.logger.exception("analysis step failed")
+                worked = False
+            if not worked:
+                self.analysis_wake.wait(self.analysis_poll)
+                self.analysis_wake.clear()
 
     def run(self) -> None:
         last_sweep = 0.0
@@ -296,6 +394,14 @@ def kick(table_id: str) -> None:
             pipe.execute()
         except Exception:  # Redis down: the workers' sweep still finds the table
             pass
+
+
+def wake_analysis() -> None:
+    """An analysis was asked: this process's worker (if it runs one) looks now. Robot processes
+    elsewhere find it at their next look (``ANALYSIS_POLL`` seconds)."""
+    worker = current_app.extensions.get("corazones_robots", _worker)
+    if worker is not None:
+        worker.analysis_wake.set()
 
 
 def after_commit(commit: Commit) -> None:

@@ -1,7 +1,7 @@
 """live_queue and tables.public: Jugar en vivo (docs/LIVE.md)
 
 Revision ID: 5b8e2d7c1f4a
-Revises: a3c9e1d7f4b2
+Revises: 5c3eab6f9dea
 Create Date: 2026-12-01 08:30:00
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '5b8e2d7c1f4a'
-down_revision = 'a3c9e1d7f4b2'
+down_revision = '5c3eab6f9dea'
 branch_labels = None
 depends_on = None
 

@@ -11,6 +11,11 @@ export function replayLink(tableId, gameNumber) {
   return h('a.btn.btn-small.replay-link', { href: `/t/${tableId}/partidas/${gameNumber}`, id: 'replay-link' }, 'Ver la repetición');
 }
 
+/** The end scene's «Análisis»: the replay, where Difícil's review of this player's game is asked. */
+export function analysisLink(tableId, gameNumber) {
+  return h('a.btn.btn-small.analysis-link', { href: `/t/${tableId}/partidas/${gameNumber}?analisis=1`, id: 'analysis-link' }, 'Análisis');
+}
+
 /** Menu items: «Repasar las manos» during a game (seated, a hand completed), and the finished
  * games of this table. The list is read when the menu opens; ``rerender`` redraws it once read. */
 export function recordsMenuItems(tableId, state, rerender) {

@@ -220,6 +220,7 @@ function render() {
   $('#rp-next').disabled = S.i === S.steps.length - 1;
   $('#rp-next-hand').disabled = step.hi === S.rec.hands.length - 1 && S.i === S.steps.length - 1;
   history.replaceState(null, '', `#paso-${S.i}`);
+  document.dispatchEvent(new CustomEvent('replay:step'));  // analysis.js follows the step
 }
 
 // ------------------------------------------------------------------ «Verificar el reparto»
@@ -297,6 +298,14 @@ function goHand(delta) {
 }
 
 function jumpToHand(hi) { go(S.steps.findIndex((s) => s.hi === hi)); }
+
+// Another module (analysis.js) moves the replay to a hand's pass or one of its tricks.
+document.addEventListener('replay:go', (e) => {
+  const d = e.detail || {};
+  const i = S.steps.findIndex((s) => S.rec.hands[s.hi].number === d.hand && s.kind === d.kind
+    && (d.kind !== 'trick' || s.tricks === d.tricks));
+  if (i >= 0) go(i);
+});
 
 function bindControls() {
   $('#rp-verify').addEventListener('click', verifyDeal);

@@ -12,7 +12,7 @@ import { setupInput } from './input.js';
 import { setupNotify, notifyUpdate, notifyMenuItems } from './notify.js';
 import { renderClock, clockMenu } from './clock.js';
 import { queenLines as queenSays } from './queen.js';
-import { replayLink, recordsMenuItems } from './records-menu.js';
+import { analysisLink, replayLink, recordsMenuItems } from './records-menu.js';
 import { offerSeed } from './seed.js';
 
 const body = document.body;
@@ -1153,7 +1153,7 @@ function endScene(v, t) {
   if (t.rated === false) parts.push(h('p.rated-note', null, 'Partida amistosa: no mueve la clasificación.'));
   const last = countingBox(v, true);
   if (last) parts.push(h('details.last-hand', null, h('summary', null, 'La última mano'), last));
-  parts.push(h('p.replay-row', null, replayLink(TABLE_ID, t.game_number)));
+  parts.push(h('p.replay-row', null, replayLink(TABLE_ID, t.game_number), seated ? ' ' : null, seated ? analysisLink(TABLE_ID, t.game_number) : null));
   if (seated) {
     // ¡REVANCHA! first: the winner's taunt buttons follow it, never push it off the screen.
     const row = h('div.end-actions');

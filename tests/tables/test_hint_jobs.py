@@ -1,0 +1,57 @@
+"""La Pista in the robot processes: a web process that runs no robots hands the hint over (Redis)
+and a `flask robots` process computes it; with no robot process the web process does not compute
+it itself but says, in Spanish, that the hint is late."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+import robots
+from rules import view_for
+from tables.db import db
+from tables.models import Table
+from tables.seating import load_game
+from tests.kit import ROOT, close_app, error, lobby, make_app, wait_until
+
+pytestmark = pytest.mark.db
+
+REDIS = "redis://127.0.0.1:6379/0"
+
+
+def test_the_hint_is_computed_by_a_robot_process_not_by_the_web(migrated: str,
+                                                                tmp_path: Any) -> None:
+    web = make_app(migrated, ROBOT_WORKER="off", REDIS_URL=REDIS, HINT_TIMEOUT=1.5)
+    proc = None
+    try:
+        tid, (ana,) = lobby(web, humans=1)
+        ana.act(tid, "start")  # Ana must pass (the robots' passes wait: no robot process yet)
+        # No robot process: the web process waits, then says so; it computed nothing itself.
+        body = error(ana.client.get(f"/api/tables/{tid}/hint"), 503, "hint_late")
+        assert "La pista" in body["message"]
+        with web.app_context():
+            view = view_for(load_game(db.session.get(Table, tid)), 0)
+            db.session.rollback()
+        log = open(tmp_path / "robots.log", "w")  # noqa: SIM115 - closed below
+        env = {"DATABASE_URL": migrated, "REDIS_URL": REDIS, "ROBOT_WORKER": "off",
+               "SECRET_KEY": "test-secret", "SCHEDULER": "off", "ANALYSIS_PROCS": "0"}
+        proc = subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "robots"],
+                                cwd=ROOT, env={**os.environ, **env}, stdout=log,
+                                stderr=subprocess.STDOUT)
+
+        def answered() -> dict[str, Any] | None:
+            r = ana.client.get(f"/api/tables/{tid}/hint")
+            return r.get_json() if r.status_code == 200 else None
+
+        hint = wait_until(answered, 60, 0.5)
+        assert hint == {"cards": robots.hint(view)["cards"]}  # what Difícil would pass
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=30)
+            log.close()
+        close_app(web)
