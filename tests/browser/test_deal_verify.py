@@ -24,7 +24,7 @@ from tests.browser.browserkit import (
     new_context,
     shot,
 )
-from tests.browser.test_replay import Api, play_until
+from tests.browser.test_replay import Api, play_until, robot_table
 
 pytestmark = pytest.mark.browser
 
@@ -599,11 +599,7 @@ def test_verify_button_on_the_replay_and_the_review(server: str, browser: Browse
     page = watch.attach(ctx.new_page())
     page.goto(server + "/")
     api = Api(ctx, server)
-    tid = api.post("/api/tables", {"host_name": "Ana", "target": 50, "renege": "impedido",
-                                   "deck": "reino", "robot_level": "facil"})["table_id"]
-    for seat in (1, 2, 3):
-        api.act(tid, "add_robot", seat=seat)
-    api.act(tid, "start")
+    tid = robot_table(api, "reino")
     rng = random.Random(7)
     play_until(api, page, tid, rng, lambda st: st["view"]["hand_number"] >= 3
                and st["view"]["phase"] == "passing")

@@ -59,6 +59,16 @@ def dataset(page: Page) -> dict[str, str]:
     return dict(page.evaluate("() => ({...document.body.dataset})"))
 
 
+def robot_table(api: Api, deck: str) -> str:
+    """Ana's table to 50 with three Fácil robots, started: a game that plays itself to the end."""
+    tid: str = api.post("/api/tables", {"host_name": "Ana", "target": 50, "renege": "impedido",
+                                        "deck": deck, "robot_level": "facil"})["table_id"]
+    for seat in (1, 2, 3):
+        api.act(tid, "add_robot", seat=seat)
+    api.act(tid, "start")
+    return tid
+
+
 def test_review_and_replay_step_with_keys_and_pass_axe(server: str, browser: Browser) -> None:
     watch = Watch()
     problems: list[str] = []
@@ -66,11 +76,7 @@ def test_review_and_replay_step_with_keys_and_pass_axe(server: str, browser: Bro
     page = watch.attach(ctx.new_page())
     page.goto(server + "/")
     api = Api(ctx, server)
-    tid = api.post("/api/tables", {"host_name": "Ana", "target": 50, "renege": "impedido",
-                                   "deck": "jardin", "robot_level": "facil"})["table_id"]
-    for seat in (1, 2, 3):
-        api.act(tid, "add_robot", seat=seat)
-    api.act(tid, "start")
+    tid = robot_table(api, "jardin")
     rng = random.Random(4)
     play_until(api, page, tid, rng, lambda st: st["view"]["hand_number"] >= 2
                and st["view"]["phase"] == "playing" and len(st["view"]["tricks"]) >= 2)
