@@ -1,6 +1,6 @@
 """Production web processes: ``gunicorn -c gunicorn.conf.py`` (see README, «Producción»).
 
-Several gthread workers serve the pages and the API. They run neither robots nor timed work:
+Several gevent workers serve the pages and the API. They run neither robots nor timed work:
 robots play in ``flask robots`` processes (as many as wanted, on any machine), timed work in
 exactly one ``flask scheduler`` process. Live updates cross processes through Redis
 (``REDIS_URL``), the database is PostgreSQL (``DATABASE_URL``).
@@ -11,12 +11,25 @@ Every setting can be overridden from the environment (``GUNICORN_*`` below) or t
 from __future__ import annotations
 
 import os
-import signal
 
-from gunicorn.glogging import Logger
+# gevent: one event loop per worker holds every open page (a server-sent event stream or a
+# long-poll is a greenlet of a few kilobytes, not a thread), and the database and Redis calls of
+# the requests in flight wait on that loop. The standard library is patched here, before anything
+# else is imported, so that every lock, socket and thread of the app (imported below, in the
+# master, and inherited by the forked workers) is gevent's: a primitive made before the patch
+# would block the whole worker, or let two greenlets of one thread into the same critical section.
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+if worker_class == "gevent":
+    from gevent import monkey
 
-from tables.guards import redact
-from tables.lifecycle import die_with_parent
+    monkey.patch_all()
+
+import signal  # noqa: E402
+
+from gunicorn.glogging import Logger  # noqa: E402
+
+from tables.guards import redact  # noqa: E402
+from tables.lifecycle import die_with_parent  # noqa: E402
 
 # The web processes leave robots and timed work to their own processes.
 os.environ.setdefault("ROBOT_WORKER", "off")
@@ -30,12 +43,12 @@ bind = os.environ.get("GUNICORN_BIND") or f"127.0.0.1:{os.environ.get('PORT') or
 # failing with «Connection in use».
 reuse_port = True
 workers = int(os.environ.get("GUNICORN_WORKERS", "2"))
-# gthread: one thread per request in flight. A page keeps one long-poll open (up to POLL_TIMEOUT,
-# 25 s), so the threads bound how many pages a worker keeps live at once; idle keep-alive
-# connections wait in the worker's poller and hold no thread.
-worker_class = "gthread"
+# gevent (above): ``worker_connections`` bounds the open connections of a worker (pages holding
+# a stream or a long-poll, and keep-alive connections). GUNICORN_WORKER_CLASS=gthread gives the
+# former shape, where ``threads`` bounded the pages a worker kept live at once (each long-poll held
+# a thread: past 2 x 200 pages every change waited for a poll's time-out, docs/RELIABILITY.md).
 threads = int(os.environ.get("GUNICORN_THREADS", "200"))
-worker_connections = int(os.environ.get("GUNICORN_CONNECTIONS", "2000"))
+worker_connections = int(os.environ.get("GUNICORN_CONNECTIONS", "10000"))
 # Longer than a long-poll, so a waiting page is never taken for a stuck worker.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "10"))

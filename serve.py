@@ -1,6 +1,7 @@
 """``python -m serve --port 5001``: a threaded server for tests and quick local runs.
 
-Production (issue 7) runs gunicorn with threads; this is the same app with Werkzeug's server.
+Production runs gunicorn with gevent workers (gunicorn.conf.py); this is the same app with
+Werkzeug's threaded server (a server-sent event stream holds one of its threads).
 """
 
 from __future__ import annotations

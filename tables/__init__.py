@@ -23,6 +23,7 @@ from .players_routes import bp as players_bp
 from .ratings_routes import bp as ratings_bp
 from .records_routes import bp as records_bp
 from .routes import bp
+from .stream_routes import bp as stream_bp
 from .web import init_web
 
 csrf = CSRFProtect()
@@ -38,6 +39,7 @@ def init_app(app: Flask) -> None:
     init_limits(app)
     live.init_live(app)
     app.register_blueprint(bp)
+    app.register_blueprint(stream_bp)
     app.register_blueprint(hint_bp)
     app.register_blueprint(players_bp)
     app.register_blueprint(ratings_bp)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import fcntl
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -66,7 +67,7 @@ def _writer_turn() -> Iterator[None]:
         depth = getattr(_flock_state, "depth", 0)
         fd = _lock_fd(db.engine) if depth == 0 else None
         if fd is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)  # releases the GIL while it waits
+            _flock_exclusive(fd)
         _flock_state.depth = depth + 1
         try:
             yield
@@ -74,6 +75,28 @@ def _writer_turn() -> Iterator[None]:
             _flock_state.depth = depth
             if fd is not None:
                 fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _flock_exclusive(fd: int) -> None:
+    """Take the writers' file lock, waiting for another process's writer to let it go. In a gevent
+    web worker the wait happens in a real thread of gevent's pool: a blocking ``flock`` on the
+    event loop's own thread would stop every other page of the worker meanwhile."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        pass
+    if _on_gevent():
+        import gevent
+
+        gevent.get_hub().threadpool.apply(fcntl.flock, (fd, fcntl.LOCK_EX))
+    else:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # releases the GIL while it waits
+
+
+def _on_gevent() -> bool:
+    monkey = sys.modules.get("gevent.monkey")
+    return monkey is not None and bool(monkey.is_module_patched("threading"))
 
 
 def is_sqlite(engine: Engine | None = None) -> bool:

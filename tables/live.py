@@ -14,9 +14,12 @@ from typing import Any
 
 import redis
 from flask import Flask
+from sqlalchemy import select
 
+from .db import reading
 from .hooks import Commit
 from .identity import forget_hash
+from .models import Table
 
 CHANNEL = "corazones:tables"
 #: A message ``device-moved <sha256>`` on CHANNEL: every process forgets that cookie hash (a player
@@ -121,6 +124,14 @@ def init_live(app: Flask) -> None:
         _listener = threading.Thread(target=_listen, args=(url,), daemon=True,
                                      name="corazones-live")
         _listener.start()
+
+
+def read_version(table_id: str) -> int | None:
+    """The table's committed version from the database (None: no such table)."""
+    t = Table.__table__
+    with reading() as conn:
+        v = conn.execute(select(t.c.version).where(t.c.id == table_id)).scalar()
+    return None if v is None else int(v)
 
 
 def known_version(table_id: str) -> int | None:

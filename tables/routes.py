@@ -19,14 +19,13 @@ from flask import (
 )
 from flask_wtf.csrf import generate_csrf
 from jinja2 import TemplateNotFound
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from werkzeug.wrappers import Response as WResponse
 
 from rules import card_label
 
 from . import actions, errors, live
-from .db import db, reading
+from .db import db
 from .errors import ServiceError
 from .guards import json_object
 from .identity import current_device_id, ensure_device, forget_device, offer_cookie, presence_key
@@ -248,20 +247,13 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
     try:
         since = _since_arg(required=True) or 0
         device_id = current_device_id()
-        t = Table.__table__
-
         db.session.rollback()  # the device's lookup: hold no connection while waiting
-
-        def read_version() -> int | None:
-            with reading() as conn:
-                v = conn.execute(select(t.c.version).where(t.c.id == table_id)).scalar()
-            return None if v is None else int(v)
 
         # A table this process has notices of needs no read (its version is known); the first
         # poll of a table in this process reads it (and answers 404 for no such table).
         version = live.known_version(table_id)
         if version is None:
-            version = read_version()
+            version = live.read_version(table_id)
         if version is None:
             raise errors.NOT_FOUND.error()
         live.touch(table_id, presence_key())
@@ -269,7 +261,8 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
             cfg = current_app.config
             version = live.wait_for_version(table_id, since, float(cfg["POLL_TIMEOUT"]),
                                             float(cfg["POLL_RECHECK"]),
-                                            lambda: read_version() or 0, known=version)
+                                            lambda: live.read_version(table_id) or 0,
+                                            known=version)
         if version <= since:
             return jsonify({"version": version, "log": []})
         data = read_state(table_id, device_id, since=since,

@@ -14,6 +14,7 @@ import { renderClock, clockMenu } from './clock.js';
 import { queenLines as queenSays } from './queen.js';
 import { analysisLink, replayLink, recordsMenuItems } from './records-menu.js';
 import { offerSeed } from './seed.js';
+import { followTable } from './updates.js';
 
 const body = document.body;
 // Every sound goes through here; the last few names are kept on <body data-sounds> for checks.
@@ -51,7 +52,8 @@ const S = {
   busy: false,
   lastResultKey: '',
   dismissedResult: '',
-  pollCtl: null,
+  channel: null,
+  actedOnChannel: false,
   gameOverSounded: '',
   // game number -> the last chat id this page saw before that game began
   gameFloor: store(`corazones.gamefloor.${TABLE_ID}`) || {},
@@ -140,8 +142,9 @@ async function act(type, fields = {}, { retry = true, quiet = false } = {}) {
     // A long-poll sent before this device had its cookie describes the table as a stranger sees
     // it, and may arrive first with the same or a newer version: read the table again as ourselves.
     if (type === 'sit') getJSON(API).then((r) => applyState(r.state, [], { own: true })).catch(() => {});
-    // Restart the long-poll so that it carries this device's (maybe new) cookie and version.
-    if (S.pollCtl) S.pollCtl.abort();
+    // The channel was opened before this device had its cookie (or its seat): open it again.
+    if (S.channel && (type === 'sit' || !S.actedOnChannel)) S.channel.restart();
+    S.actedOnChannel = true;
     return res;
   } catch (e) {
     if (e instanceof ApiError && e.state) applyState(e.state, []);
@@ -159,23 +162,15 @@ async function loadState() {
   applyState(res.state, [], { initial: S.state == null || res.state.version > S.version });
 }
 
-async function pollLoop() {
-  let backoff = 1000;
-  for (;;) {
-    try {
-      S.pollCtl = new AbortController();
-      const res = await getJSON(`${API}/poll?since=${S.version}`, { signal: S.pollCtl.signal });
-      backoff = 1000;
-      body.dataset.online = '1';
-      if (res && res.state) applyState(res.state, res.log || []);
-    } catch (e) {
-      if (e && e.name === 'AbortError') continue;
-      body.dataset.online = '0';
-      await sleep(backoff);
-      backoff = Math.min(backoff * 2, 15000);
-      try { await loadState(); } catch { /* keep trying */ }
-    }
-  }
+// The table's changes: a stream, or the long-poll where streams do not get through (updates.js).
+function follow() {
+  S.channel = followTable({
+    api: API,
+    version: () => S.version,
+    onState: (state, log) => applyState(state, log),
+    onOnline: (up) => { body.dataset.online = up ? '1' : '0'; },
+    reload: loadState,
+  });
 }
 
 document.addEventListener('visibilitychange', () => {
@@ -1353,7 +1348,7 @@ window.addEventListener('resize', () => {
 
 S.deck = store('corazones.deck');
 setupNotify({ tableId: TABLE_ID, api: API, onChange: () => { if (els.menu.open) renderMenu(); } });
-loadState().then(pollLoop).catch((e) => {
+loadState().then(follow).catch((e) => {
   els.hintLine.textContent = e && e.status === 404 ? 'Esta mesa no existe.' : 'No se pudo abrir la mesa. Reintentando…';
   setTimeout(() => location.reload(), 4000);
 });

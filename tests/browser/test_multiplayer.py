@@ -55,6 +55,8 @@ def test_four_players_and_a_spectator(server: str, browser: Browser) -> None:
                 pass
 
     spectator.on("response", record)
+    # The table's changes come on a server-sent event stream: its events are recorded as well.
+    spectator.add_init_script(STREAM_RECORDER)
     spectator.goto(url)
     spectator.wait_for_selector(".lobby .watching")
     assert "estás mirando" in spectator.inner_text(".lobby .watching")
@@ -97,7 +99,7 @@ def test_four_players_and_a_spectator(server: str, browser: Browser) -> None:
     # The spectator never saw a hidden card: only cards already on the table, ever.
     def chat_recorded() -> bool:
         spectator.evaluate("0")  # a call into Playwright delivers the page's pending events
-        return any("Hola, mesa" in b for b in bodies)
+        return any("Hola, mesa" in b for b in bodies + spectator.evaluate("window.__streamed"))
 
     wait_until(chat_recorded, 30)  # up to the last response the spectator got
     public = set(cards_in(host, "#trick")) | set(_played(host))
@@ -106,6 +108,9 @@ def test_four_players_and_a_spectator(server: str, browser: Browser) -> None:
     assert seen_dom <= public, seen_dom - public
     html = spectator.content()
     assert set(CARD_RE.findall(html)) <= public
+    streamed = spectator.evaluate("window.__streamed")
+    assert streamed, "the spectator's page followed the table on its stream"
+    bodies += streamed
     leaked = set()
     for b in bodies:
         leaked |= set(CARD_RE.findall(b)) - public
@@ -115,6 +120,19 @@ def test_four_players_and_a_spectator(server: str, browser: Browser) -> None:
     assert not watch.errors, watch.errors
     for c in ctxs:
         c.close()
+
+
+#: Wraps the page's EventSource so that every ``state`` event's data is kept in window.__streamed.
+STREAM_RECORDER = """(() => {
+  const Native = window.EventSource;
+  window.__streamed = [];
+  window.EventSource = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('state', (ev) => window.__streamed.push(ev.data));
+    }
+  };
+})()"""
 
 
 def _played(page: Page) -> list[str]:

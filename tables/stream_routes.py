@@ -1,0 +1,102 @@
+"""Server-sent events: a page's table pushed to it on one long-lived response.
+
+``GET /api/tables/<id>/stream?since=<version>`` answers ``text/event-stream``. Each change of the
+table after ``since`` is one ``state`` event whose ``id`` is the table's version and whose data is
+exactly what the long-poll answers this viewer (``read_state``: the same per-viewer filtering, so a
+stream shows nothing the poll would not). A browser's EventSource reconnects by itself after a
+dropped connection, a killed web process or the end of a stream (``STREAM_MAX``), sending the last
+id it got as ``Last-Event-ID``; the stream then starts from that version, so every change is either
+delivered or recovered (the state is whole, the log covers what happened after the id).
+
+A comment every ``STREAM_HEARTBEAT`` seconds keeps proxies from closing an idle stream, tells the
+server a closed page is gone, and refreshes the viewer's presence. Waiting for a change holds no
+database connection: the stream waits on the process's notices (tables/live.py, Redis across
+processes). The long-poll (``/poll``) stays for browsers and proxies that drop streams.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+
+from . import errors, live
+from .db import db
+from .errors import ServiceError
+from .identity import current_device_id, presence_key
+from .state import read_state
+
+bp = Blueprint("stream", __name__)
+
+#: What the browser waits before reconnecting a dropped stream (the ``retry`` field).
+RECONNECT_MS = 1000
+
+
+def _since() -> int:
+    """The version the page has: ``Last-Event-ID`` on a reconnection, else ``?since=``."""
+    raw = request.headers.get("Last-Event-ID") or request.args.get("since") or "0"
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:
+        raise errors.BAD_SINCE.error()
+    return int(raw)
+
+
+def _event(data: dict[str, Any]) -> str:
+    version = int(data["state"]["version"])
+    body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return f"id: {version}\nevent: state\ndata: {body}\n\n"
+
+
+@bp.get("/api/tables/<table_id>/stream")
+def api_stream(table_id: str) -> Response | tuple[Response, int]:
+    try:
+        since = _since()
+        device_id = current_device_id()
+        who = presence_key()
+        known = live.known_version(table_id)
+        if known is None:
+            known = live.read_version(table_id)
+        if known is None:
+            raise errors.NOT_FOUND.error()
+        db.session.rollback()  # the device's lookup: hold no connection while the stream is open
+    except ServiceError as err:
+        return jsonify(err.body()), err.status
+    cfg = current_app.config
+    heartbeat = float(cfg["STREAM_HEARTBEAT"])
+    recheck = float(cfg["POLL_RECHECK"])
+    lifetime = float(cfg["STREAM_MAX"])
+
+    def events() -> Iterator[str]:
+        version = known
+        seen = since
+        # The first event: the page knows the stream gets through (a proxy that buffers streams
+        # holds it back, and the page falls back to the long-poll).
+        yield f"retry: {RECONNECT_MS}\nevent: hello\ndata: {version}\n\n"
+        live.touch(table_id, who)
+        end = time.monotonic() + lifetime
+        while True:
+            if version > seen:
+                try:
+                    data = read_state(table_id, device_id, since=seen,
+                                      present=live.present(table_id), at_least=version)
+                except ServiceError:  # the table expired while the page looked at it
+                    return
+                finally:
+                    db.session.rollback()
+                seen = int(data["state"]["version"])
+                yield _event(data)
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            version = live.wait_for_version(
+                table_id, seen, min(heartbeat, left), recheck,
+                lambda: live.read_version(table_id) or 0, known=live.known_version(table_id))
+            if version <= seen:
+                live.touch(table_id, who)
+                yield ": ping\n\n"
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return Response(stream_with_context(events()), mimetype="text/event-stream", headers=headers)
+
