@@ -223,6 +223,18 @@ def _core_document() -> dict[str, Any]:
                                          "empty `log` (no `state`)", "StateAndLog"),
                               "400": _err("bad_since: not 1-12 ASCII digits"),
                               "404": _err("no such table")}}},
+            "/api/tables/{table_id}/stream": {"get": {
+                "summary": "Server-sent events: `hello` (the current version), then one `state` "
+                           "event (id = version, data = state and log after the previous one) "
+                           "per change, `: ping` comments as heartbeat; the answer ends after "
+                           "STREAM_MAX s and the page reconnects with Last-Event-ID",
+                "parameters": [TABLE_ID, {"name": "since", "in": "query", "required": False,
+                                          "allowEmptyValue": True, "schema": SINCE}],
+                "responses": {"200": {"description": "an event stream",
+                                      "content": {"text/event-stream": {
+                                          "schema": {"type": "string"}}}},
+                              "400": _err("bad_since: not 1-12 ASCII digits"),
+                              "404": _err("no such table")}}},
             "/api/tables/{table_id}/actions": {"post": {
                 "summary": "One action (humans; robots use the same path in the server)",
                 "parameters": [TABLE_ID, CSRF],

@@ -245,7 +245,7 @@ class Wire:
     """Bytes that crossed the network for a page (headers and bodies, compressed as sent),
     from Chromium's own count; a response taken from the browser's cache counts 0."""
 
-    def __init__(self, page: Page, skip: tuple[str, ...] = ("/poll",)) -> None:
+    def __init__(self, page: Page, skip: tuple[str, ...] = ("/poll", "/stream")) -> None:
         self.cdp = page.context.new_cdp_session(page)
         self.cdp.send("Network.enable")
         self.skip = skip
