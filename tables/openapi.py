@@ -59,6 +59,17 @@ CSRF = {"name": "X-CSRFToken", "in": "header", "required": True,
         "schema": {"type": "string", "minLength": 1}}
 #: ``since``: at most 12 ASCII digits; empty is the same as absent.
 SINCE = {"type": "integer", "minimum": 0, "maximum": 10**12 - 1}
+#: One server-sent event as parsed from the stream (OpenAPI 3.0: a text/event-stream ``schema``
+#: describes each event): ``hello`` carries the current version, ``state`` carries JSON (the
+#: long-poll's answer) under the id of its version; heartbeat comments are not events.
+STREAM_EVENT = {
+    "type": "object", "required": ["event", "data"],
+    "properties": {
+        "event": {"type": "string", "enum": ["hello", "state"]},
+        "data": {"type": "string", "description": "hello: the version; state: StateAndLog "
+                                                   "as JSON"},
+        "id": {"type": "string", "pattern": "^[0-9]{1,12}$"},
+        "retry": {"type": "integer", "minimum": 0}}}
 
 #: A person's name: 1..24 characters once runs of white space are one space, no control or
 #: format characters. The server also refuses (400 bad_name) names that read as blank, as a
@@ -232,7 +243,7 @@ def _core_document() -> dict[str, Any]:
                                           "allowEmptyValue": True, "schema": SINCE}],
                 "responses": {"200": {"description": "an event stream",
                                       "content": {"text/event-stream": {
-                                          "schema": {"type": "string"}}}},
+                                          "schema": STREAM_EVENT}}},
                               "400": _err("bad_since: not 1-12 ASCII digits"),
                               "404": _err("no such table")}}},
             "/api/tables/{table_id}/actions": {"post": {

@@ -77,9 +77,11 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(migrated: str, instance_dir: Path) -> Iterator[Site]:
-    # No robots (they would play the table on), and a short long-poll: a poll that waits for a
-    # version above the table's answers after POLL_TIMEOUT.
-    server = Server(migrated, instance_dir, ROBOT_WORKER="off", POLL_TIMEOUT="0.2").start()
+    # No robots (they would play the table on), a short long-poll (a poll that waits for a
+    # version above the table's answers after POLL_TIMEOUT) and a short stream (it ends after
+    # STREAM_MAX, so every answer is read whole).
+    server = Server(migrated, instance_dir, ROBOT_WORKER="off", POLL_TIMEOUT="0.2",
+                    STREAM_MAX="0.3", STREAM_HEARTBEAT="0.1").start()
     try:
         yield Site(server)
     finally:

@@ -1,0 +1,139 @@
+"""The server-sent event stream (tables/stream_routes.py) in process: each viewer's events are the
+long-poll's answers (the same per-viewer filtering) through a whole hand, a reconnection with
+Last-Event-ID misses nothing, and bad input is refused. Streams here end after ``STREAM_MAX``
+(a fraction of a second), so a test reads each one to its end."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import robots
+from tests.kit import Player, close_app, error, make_app
+from tests.tables.test_tables_privacy import scan, server_game
+
+STREAM = {"STREAM_MAX": 0.3, "STREAM_HEARTBEAT": 0.1}
+
+
+@pytest.fixture()
+def app(migrated: str) -> Iterator[Any]:
+    a = make_app(migrated, **STREAM)
+    yield a
+    close_app(a)
+
+
+def events(p: Player, tid: str, since: int | None = None,
+           last_id: str | None = None) -> list[dict[str, Any]]:
+    """One whole stream (it ends after STREAM_MAX): its events, each {field: value} (a comment
+    line is kept under ':')."""
+    url = f"/api/tables/{tid}/stream" + ("" if since is None else f"?since={since}")
+    headers = {"Last-Event-ID": last_id} if last_id is not None else {}
+    r = p.client.get(url, headers=headers)
+    assert r.status_code == 200, r.get_data(as_text=True)[:300]
+    assert r.mimetype == "text/event-stream"
+    assert r.headers["Cache-Control"] == "no-store"
+    out: list[dict[str, Any]] = []
+    for block in r.get_data(as_text=True).split("\n\n"):
+        if not block:
+            continue
+        fields: dict[str, Any] = {}
+        for line in block.split("\n"):
+            name, _, value = line.partition(":")
+            fields[name or ":"] = value[1:] if value.startswith(" ") else value
+        out.append(fields)
+    return out
+
+
+def states(evs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    import json
+
+    found = []
+    for e in evs:
+        if e.get("event") == "state":
+            data = json.loads(e["data"])
+            assert int(e["id"]) == data["state"]["version"]
+            found.append(data)
+    return found
+
+
+def comparable(body: dict[str, Any]) -> dict[str, Any]:
+    """An answer without the moment it was made (the clock's ``now``)."""
+    state = dict(body["state"])
+    state["table"] = dict(state["table"])
+    state["table"]["clock"] = {k: v for k, v in state["table"]["clock"].items() if k != "now"}
+    return {"state": state, "log": body["log"]}
+
+
+def test_each_seats_and_a_spectators_stream_is_their_poll_answer_through_a_hand(app):
+    rng = random.Random(5)
+    ana = Player(app)
+    tid = ana.create("Ana", target=50)
+    players = [ana] + [Player(app) for _ in range(3)]
+    for i, p in enumerate(players[1:], 1):
+        p.act(tid, "sit", name=f"P{i}")
+    watcher = Player(app)
+    viewers = players + [watcher]
+    since = [ana.state(tid)["version"]] * 5
+    ana.act(tid, "start")
+    public: list[set[str]] = [set() for _ in range(5)]
+    compared = cards_seen = 0
+    for _ in range(80):  # a hand: 4 confirmed passes and 52 cards, one viewer acting at a time
+        game = server_game(app, tid)
+        views = []
+        for i, p in enumerate(viewers):
+            got = states(events(p, tid, since[i]))
+            assert len(got) == 1, f"viewer {i}: one event for the changes since {since[i]}"
+            polled = p.client.get(f"/api/tables/{tid}/poll?since={since[i]}").get_json()
+            assert comparable(got[0]) == comparable(polled)
+            cards_seen += scan(app, tid, i if i < 4 else None, got[0], public[i], game)
+            since[i] = got[0]["state"]["version"]
+            views.append(got[0]["state"]["view"])
+            compared += 1
+        assert "hand" not in (views[4] or {})
+        if views[0]["phase"] != "passing" and views[0]["phase"] != "playing":
+            break
+        seat = rng.choice(views[0]["to_act"])
+        action = robots.decide(views[seat], "facil", rng)
+        players[seat].act(tid, action.pop("type"), **action)
+    assert views[0]["phase"] == "counting", "the hand was played out"
+    assert compared >= 5 * 56 and cards_seen > 0
+
+
+def test_a_reconnection_with_last_event_id_gets_every_change_it_missed(app):
+    ana = Player(app)
+    tid = ana.create("Ana")
+    first = states(events(ana, tid, since=0))
+    assert len(first) == 1
+    last = first[0]["state"]["version"]
+    for text in ("uno", "dos", "tres"):
+        ana.act(tid, "chat", text=text)
+    # Last-Event-ID (what the browser sends when it reconnects) wins over a stale ?since=
+    got = states(events(ana, tid, since=0, last_id=str(last)))
+    assert len(got) == 1
+    log = got[0]["log"]
+    assert [e["text"] for e in log if e["type"] == "chat"] == ["uno", "dos", "tres"]
+    assert [e["version"] for e in log] == list(range(last + 1, got[0]["state"]["version"] + 1))
+    # a page up to date hears nothing but the greeting and the heartbeat
+    quiet = events(ana, tid, last_id=str(got[0]["state"]["version"]))
+    assert quiet[0]["retry"] == "1000"
+    assert quiet[0]["event"] == "hello" and int(quiet[0]["data"]) == got[0]["state"]["version"]
+    assert states(quiet) == []
+    assert any(":" in e and e[":"] == "ping" for e in quiet[1:])
+
+
+@pytest.mark.parametrize("query, header", [
+    ("?since=abc", None), ("?since=-1", None), ("?since=1234567890123", None),
+    ("", "uno"), ("?since=3", "1e3"),
+])
+def test_a_bad_version_is_refused_in_spanish(app, query, header):
+    ana = Player(app)
+    tid = ana.create("Ana")
+    headers = {"Last-Event-ID": header} if header is not None else {}
+    error(ana.client.get(f"/api/tables/{tid}/stream{query}", headers=headers), 400, "bad_since")
+
+
+def test_an_unknown_table_is_not_found(app):
+    error(Player(app).client.get("/api/tables/nosuchtable/stream"), 404, "not_found")
