@@ -13,6 +13,7 @@ import time
 
 from flask import Response, current_app, g, request
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from .db import db
 from .models import Device, utcnow
@@ -89,11 +90,27 @@ def ensure_device() -> int:
     device_id = current_device_id()
     if device_id is not None:
         return device_id
-    dev = Device(token_hash=token_hash(device_token()), created_at=utcnow())
-    db.session.add(dev)
-    db.session.flush()
-    g.device_id = dev.id
-    return dev.id
+    digest = token_hash(device_token())
+    # Looked up again inside the transaction: another request of the same browser (two taps,
+    # two tabs) may have written the row since this one first looked.
+    device_id = _device_of(digest)
+    if device_id is None:
+        dev = Device(token_hash=digest, created_at=utcnow())
+        try:
+            with db.session.begin_nested():  # a savepoint: a lost race undoes only the row
+                db.session.add(dev)
+            device_id = dev.id
+        except IntegrityError:  # that other request committed it a moment ago
+            device_id = _device_of(digest)
+            if device_id is None:
+                raise
+    g.device_id = device_id
+    return device_id
+
+
+def _device_of(digest: str) -> int | None:
+    found = db.session.execute(select(Device.id).where(Device.token_hash == digest)).scalar()
+    return None if found is None else int(found)
 
 
 def forget_device() -> None:

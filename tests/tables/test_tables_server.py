@@ -95,6 +95,30 @@ def test_same_action_id_twice_at_once_is_applied_once(shared_server):
     assert [m["text"] for m in chat].count("una vez") == 1
 
 
+def test_one_browsers_first_writes_at_once_make_one_device(shared_server, migrated):
+    """Two taps or two tabs of a browser that has its cookie but no row yet: every request
+    answers, and they all belong to the one device row written for that cookie."""
+    import hashlib
+
+    srv = shared_server
+    browser = HttpPlayer(srv.url)  # the cookie, no row yet
+    body = {"host_name": "Ana", "target": 50, "renege": "impedido"}
+    results = race([lambda: browser.post("/api/tables", body)] * 6)
+    assert [r.status_code for r in results] == [201] * 6, [r.text[:200] for r in results]
+    for r in results:  # the host of each table is this browser
+        assert browser.state(r.json()["table_id"])["me"]["seat"] == 0
+    token = browser.s.cookies.get("corazones_device")
+    assert token
+    engine = sa.create_engine(migrated)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT count(*) FROM devices WHERE token_hash = :h"),
+                                {"h": hashlib.sha256(token.encode()).hexdigest()}).scalar()
+    finally:
+        engine.dispose()
+    assert rows == 1
+
+
 def play_to(players: list[HttpPlayer], tid: str, rng: random.Random, stop: Any) -> dict[str, Any]:
     """Play robot choices through the four human seats until ``stop(view)``."""
     for _ in range(400):
