@@ -76,7 +76,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=db_url,
         SQLALCHEMY_ENGINE_OPTIONS=pool_options(db_url, settings["DB_POOL_SIZE"],
-                                               settings["DB_MAX_OVERFLOW"]),
+                                               settings["DB_MAX_OVERFLOW"],
+                                               settings["DB_POOL_TIMEOUT"]),
         MAX_CONTENT_LENGTH=64 * 1024,
         WTF_CSRF_TIME_LIMIT=None,
         WTF_CSRF_HEADERS=["X-CSRFToken", "X-CSRF-Token"],

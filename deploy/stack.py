@@ -146,6 +146,36 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def pg_connections(pid: int, port: int = 5432) -> int:
+    """The open TCP connections of process ``pid`` to a PostgreSQL server on ``port`` (its
+    sockets matched with the kernel's table of established connections)."""
+    inodes = set()
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:  # gone
+        return 0
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:  # closed while we looked
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    count = 0
+    for table in ("tcp", "tcp6"):
+        try:
+            with open(f"/proc/{pid}/net/{table}") as f:
+                next(f)
+                for line in f:
+                    cols = line.split()
+                    if (cols[3] == "01" and int(cols[2].rsplit(":", 1)[1], 16) == port
+                            and cols[9] in inodes):
+                        count += 1
+        except OSError:
+            pass
+    return count
+
+
 def peak_rss_mb(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/status") as f:

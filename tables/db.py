@@ -128,19 +128,23 @@ def init_db(app: Flask) -> None:
             _setup_sqlite(engine)
 
 
-def pool_options(db_url: str, pool_size: int = 16, max_overflow: int = 4) -> dict[str, Any]:
-    """Engine options of a serving process's pools (the session's, and the reads' below).
+def pool_options(db_url: str, pool_size: int = 4, max_overflow: int = 1,
+                 pool_timeout: float = 10.0) -> dict[str, Any]:
+    """Engine options of a serving process's two pools (the session's, and the reads' below).
 
-    PostgreSQL: a pool big enough that connections are kept, not opened and closed per burst.
-    SQLAlchemy closes an overflow connection as soon as it is given back; with the default pool
-    (5 + 10 overflow) and hundreds of long-polls per worker, bench/load.py saw 12-27 PostgreSQL
-    backends younger than 3 s at any moment: a new backend (fork, authentication, catalog cache)
-    per burst. ``pool_size`` connections (``DB_POOL_SIZE``) stay open per pool; ``max_overflow``
-    (``DB_MAX_OVERFLOW``) more only in a burst."""
+    PostgreSQL: ``pool_size`` connections (``DB_POOL_SIZE``) stay open per pool, so a burst
+    reuses them instead of opening a backend each (fork, authentication, catalog cache);
+    ``max_overflow`` (``DB_MAX_OVERFLOW``) more only in a burst, closed when given back. A process
+    therefore holds at most ``2 x (pool_size + max_overflow)`` connections: the machine's budget
+    (deploy/budget.py) is the sum over its processes, and PostgreSQL's ``max_connections`` must
+    hold every machine's plus a restart's overlap. A request that finds
+    both pools busy waits up to ``pool_timeout`` s for a connection (a greenlet or thread waiting
+    holds nothing), then answers 503 like a database that is out of reach."""
     options: dict[str, Any] = {"pool_recycle": 1800}
     if db_url.startswith("postgresql"):
         options["pool_size"] = pool_size
         options["max_overflow"] = max_overflow
+        options["pool_timeout"] = pool_timeout
     return options
 
 

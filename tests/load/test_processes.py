@@ -8,12 +8,14 @@ Every wait is on a condition, bounded."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,16 @@ from typing import Any
 import pytest
 import requests
 
-from deploy.stack import REDIS_URL, ROOT, alive, cmdline, descendants, proc_children
+from deploy import budget
+from deploy.stack import (
+    REDIS_URL,
+    ROOT,
+    alive,
+    cmdline,
+    descendants,
+    pg_connections,
+    proc_children,
+)
 from tests.kit import HttpPlayer, free_port, wait_until
 from tests.load.load_kit import PG_BASE, Stack, drop_pg_schema, new_pg_schema
 
@@ -135,6 +146,142 @@ def test_a_web_worker_killed_is_replaced_by_its_master(stack):
     assert alive(master) and alive(other)
     wait_until(lambda: answers(s.url), 30, 0.1)
     robots_move_on(host, tid)
+
+
+def sse_lines(r: Any) -> Any:
+    """The lines of the streamed response ``r``, as they arrive (one iterator per response)."""
+    return r.iter_lines(chunk_size=1, decode_unicode=True)
+
+
+def read_events(lines: Any, enough: Any) -> list[dict[str, str]]:
+    """Server-sent events from a stream's ``lines`` until ``enough(events)`` (or the stream
+    ends): each event as {field: value}; heartbeat comments are left out."""
+    events: list[dict[str, str]] = []
+    fields: dict[str, str] = {}
+    try:
+        for line in lines:
+            if line == "":
+                if fields:
+                    events.append(fields)
+                    fields = {}
+                    if enough(events):
+                        break
+            elif not line.startswith(":"):
+                name, _, value = line.partition(":")
+                fields[name] = value[1:] if value.startswith(" ") else value
+    except requests.RequestException:  # the server went away mid-stream
+        pass
+    return events
+
+
+def test_a_stream_cut_by_killed_web_workers_reconnects_and_misses_nothing(stack):
+    s, _, _ = stack
+    assert s.web is not None
+    host = HttpPlayer(s.url)
+    r = host.post("/api/tables", {"host_name": "Ana"})
+    assert r.status_code == 201, r.text
+    tid, version = r.json()["table_id"], r.json()["state"]["version"]
+    stream = host.s.get(f"{s.url}/api/tables/{tid}/stream", params={"since": version},
+                        headers={"Accept": "text/event-stream"}, stream=True, timeout=(5, 30))
+    assert stream.status_code == 200
+    lines = sse_lines(stream)
+    assert read_events(lines, lambda e: len(e) >= 1)[0]["event"] == "hello"
+    assert host.act(tid, "chat", text="uno").status_code == 200
+    [got] = read_events(lines, lambda e: any(x.get("event") == "state" for x in e))
+    last = int(got["id"])
+    assert [e["text"] for e in json.loads(got["data"])["log"] if e["type"] == "chat"] == ["uno"]
+    # every web worker killed at once under the open stream: the master starts new ones
+    master = s.web.pid
+    workers = proc_children(master)
+    for w in workers:
+        os.kill(w, signal.SIGKILL)
+    assert read_events(lines, lambda e: False) == []  # the stream ended, nothing more came
+    wait_until(lambda: answers(s.url) and not set(proc_children(master)) & set(workers), 60, 0.1)
+    for text in ("dos", "tres"):  # changes the page did not hear
+        assert host.act(tid, "chat", text=text).status_code == 200
+    # the page reconnects as EventSource does: the last id it got as Last-Event-ID
+    again = host.s.get(f"{s.url}/api/tables/{tid}/stream", params={"since": version},
+                       headers={"Accept": "text/event-stream", "Last-Event-ID": str(last)},
+                       stream=True, timeout=(5, 30))
+    events = read_events(sse_lines(again), lambda e: any(x.get("event") == "state" for x in e))
+    again.close()
+    [state] = [e for e in events if e.get("event") == "state"]
+    data = json.loads(state["data"])
+    assert [e["version"] for e in data["log"]] == list(range(last + 1, int(state["id"]) + 1))
+    assert [e["text"] for e in data["log"] if e["type"] == "chat"] == ["dos", "tres"]
+    assert data["state"]["version"] == int(state["id"]) == host.state(tid)["version"]
+
+
+def test_every_process_keeps_to_its_share_of_the_connection_budget(stack):
+    s, host, tid = stack
+    assert s.web is not None and s.sched is not None
+    shares = {"web": budget.process_connections("web"),
+              "robots": budget.process_connections("robots"),
+              "scheduler": budget.process_connections("scheduler")}
+    stop = threading.Event()
+    failures: list[int] = []
+
+    def page() -> None:  # a page reading the table again and again (the read pool)
+        viewer = requests.Session()
+        while not stop.is_set():
+            r = viewer.get(f"{s.url}/api/tables/{tid}", timeout=30)
+            if r.status_code >= 500:
+                failures.append(r.status_code)
+
+    def chatter() -> None:  # a person writing (the write pool)
+        p = HttpPlayer(s.url)
+        code = p.post("/api/tables", {"host_name": "Bea"})
+        own = code.json()["table_id"]
+        while not stop.is_set():
+            r = p.act(own, "chat", text="hola")
+            if r.status_code >= 500:
+                failures.append(r.status_code)
+
+    peak = {"web": 0, "robots": 0, "scheduler": 0, "machine": 0}
+    threads = [threading.Thread(target=page, daemon=True) for _ in range(48)]
+    threads += [threading.Thread(target=chatter, daemon=True) for _ in range(8)]
+    for t in threads:
+        t.start()
+    end = time.monotonic() + 6
+    while time.monotonic() < end:  # while the robots play the Difícil table on
+        advance(host, tid)
+        web = [pg_connections(p) for p in proc_children(s.web.pid)]
+        robots = [pg_connections(p) for r in s.robots for p in (r.pid, *proc_children(r.pid))]
+        sched = pg_connections(s.sched.pid)
+        peak["web"] = max(peak["web"], *web)
+        peak["robots"] = max(peak["robots"], sum(robots))
+        peak["scheduler"] = max(peak["scheduler"], sched)
+        peak["machine"] = max(peak["machine"], sum(web) + sum(robots) + sched)
+        time.sleep(0.05)
+    stop.set()
+    for t in threads:
+        t.join(timeout=60)
+    assert failures == []
+    assert peak["web"] > shares["web"] // 2, peak  # the burst did use the pools
+    assert peak["web"] <= shares["web"], peak
+    assert peak["robots"] <= shares["robots"] and peak["scheduler"] <= shares["scheduler"], peak
+    assert peak["machine"] <= budget.Machine(web_workers=2).connections(), peak
+
+
+def test_two_machines_and_a_restart_fit_in_postgresqls_default_connections():
+    one = budget.Machine()
+    assert one.connections() == 2 * 10 + 8 + 6
+    assert budget.needed([one, one]) <= budget.available() < budget.needed([one, one, one])
+    # the Procfile and the systemd units give each kind of process the share the budget counts
+    from tables.config import SETTINGS
+
+    defaults = {st.name: st.default for st in SETTINGS}
+    assert (defaults["DB_POOL_SIZE"], defaults["DB_MAX_OVERFLOW"]) == budget.POOLS["web"]
+    lines = {k: v for k, _, v in (ln.partition(": ") for ln in
+                                  (ROOT / "Procfile").read_text().splitlines())
+             if k in budget.POOLS}
+    units = {"robots": "corazones-robots@.service", "scheduler": "corazones-scheduler.service"}
+    for kind in ("robots", "scheduler"):
+        size, overflow = budget.POOLS[kind]
+        want = f"DB_POOL_SIZE={size} DB_MAX_OVERFLOW={overflow} "
+        assert want in lines[kind]
+        assert want in (ROOT / "deploy" / "systemd" / units[kind]).read_text()
+    assert "DB_POOL" not in lines["web"]
 
 
 def test_robot_process_killed_takes_its_search_process_and_a_restart_plays_on(stack):
