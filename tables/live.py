@@ -134,6 +134,25 @@ def read_version(table_id: str) -> int | None:
     return None if v is None else int(v)
 
 
+def current_version(table_id: str) -> int | None:
+    """The table's committed version: from the notices when they can tell (no query), else from
+    the database (None: no such table). A version read while Redis stayed subscribed is noted as
+    known: every later commit of the table, in any process, comes as a notice, so the pages of a
+    quiet table need no further read to know they are up to date."""
+    version = known_version(table_id)
+    if version is not None:
+        return version
+    with _cond:
+        epoch = _epoch if _listening else None
+    version = read_version(table_id)
+    if version is not None and epoch is not None:
+        with _cond:
+            if _listening and _epoch == epoch and version >= _seen.get(table_id, 0):
+                _seen[table_id] = version
+                _seen_epoch[table_id] = epoch
+    return version
+
+
 def known_version(table_id: str) -> int | None:
     """The table's current version as far as the notices tell, without reading the database; None
     when they cannot tell. Only while Redis stays subscribed since the last notice of the table
@@ -150,13 +169,14 @@ def known_version(table_id: str) -> int | None:
 
 def wait_for_version(
     table_id: str, since: int, timeout: float, recheck: float, read_version: Callable[[], int],
-    known: int | None = None,
+    known: int | None = None, redis_recheck: float = REDIS_RECHECK,
 ) -> int:
     """Block until the table's version exceeds ``since`` or ``timeout`` passes; returns it.
 
     ``known``: the version the caller just read. A notice (a commit in this process, or Redis)
     names a committed version, so it is returned without reading the database again; the database
-    is re-read every ``recheck`` seconds, the floor when notices are lost."""
+    is re-read every ``recheck`` seconds, the floor when notices are lost (every
+    ``redis_recheck`` s at the least while Redis stays subscribed)."""
     deadline = time.monotonic() + timeout
     version = known
     with _cond:
@@ -177,7 +197,7 @@ def wait_for_version(
             if epoch is not None and not (_listening and _epoch == epoch):
                 epoch = None  # the subscription changed: the floor for the rest of this poll
         # Redis delivered every notice so far: the database is re-read only now and then.
-        step = recheck if epoch is None else max(recheck, REDIS_RECHECK)
+        step = recheck if epoch is None else max(recheck, redis_recheck)
         end = time.monotonic() + min(step, remaining)
         with _cond:
             cond = _conds.get(table_id)

@@ -251,9 +251,7 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
 
         # A table this process has notices of needs no read (its version is known); the first
         # poll of a table in this process reads it (and answers 404 for no such table).
-        version = live.known_version(table_id)
-        if version is None:
-            version = live.read_version(table_id)
+        version = live.current_version(table_id)
         if version is None:
             raise errors.NOT_FOUND.error()
         live.touch(table_id, presence_key())

@@ -10,8 +10,11 @@ delivered or recovered (the state is whole, the log covers what happened after t
 
 A comment every ``STREAM_HEARTBEAT`` seconds keeps proxies from closing an idle stream, tells the
 server a closed page is gone, and refreshes the viewer's presence. Waiting for a change holds no
-database connection: the stream waits on the process's notices (tables/live.py, Redis across
-processes). The long-poll (``/poll``) stays for browsers and proxies that drop streams.
+database connection and reads nothing: the stream waits on the process's notices (tables/live.py,
+Redis across processes), which name each committed version; while Redis stays subscribed the
+database is read again only every ``STREAM_RECHECK`` seconds, the floor for a notice lost on its
+way (without Redis, every ``POLL_RECHECK``). The long-poll (``/poll``) stays for browsers and
+proxies that drop streams.
 """
 
 from __future__ import annotations
@@ -55,9 +58,7 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
         since = _since()
         device_id = current_device_id()
         who = presence_key()
-        known = live.known_version(table_id)
-        if known is None:
-            known = live.read_version(table_id)
+        known = live.current_version(table_id)
         if known is None:
             raise errors.NOT_FOUND.error()
         db.session.rollback()  # the device's lookup: hold no connection while the stream is open
@@ -66,6 +67,7 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
     cfg = current_app.config
     heartbeat = float(cfg["STREAM_HEARTBEAT"])
     recheck = float(cfg["POLL_RECHECK"])
+    floor = float(cfg["STREAM_RECHECK"])
     lifetime = float(cfg["STREAM_MAX"])
 
     def events() -> Iterator[str]:
@@ -76,6 +78,7 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
         yield f"retry: {RECONNECT_MS}\nevent: hello\ndata: {version}\n\n"
         live.touch(table_id, who)
         end = time.monotonic() + lifetime
+        next_read = time.monotonic() + floor
         while True:
             if version > seen:
                 try:
@@ -90,9 +93,14 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
             left = end - time.monotonic()
             if left <= 0:
                 return
+            if time.monotonic() >= next_read:  # the floor: a notice lost on its way
+                now_known = live.read_version(table_id) or 0
+                next_read = time.monotonic() + floor
+            else:  # from the notices: a quiet table's pages read nothing while they wait
+                now_known = live.current_version(table_id) or 0
             version = live.wait_for_version(
                 table_id, seen, min(heartbeat, left), recheck,
-                lambda: live.read_version(table_id) or 0, known=live.known_version(table_id))
+                lambda: live.read_version(table_id) or 0, known=now_known, redis_recheck=floor)
             if version <= seen:
                 live.touch(table_id, who)
                 yield ": ping\n\n"

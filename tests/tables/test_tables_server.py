@@ -242,3 +242,38 @@ def test_several_processes_share_live_updates_and_rate_limits(server_factory):
     codes = [HttpPlayer(srv.url).post("/api/tables", {"host_name": "Ana"}).status_code
              for srv in (a, b, a, b)]
     assert codes == [201, 201, 201, 429]
+
+
+def test_a_stream_hears_each_change_made_in_another_process(server_factory):
+    """Only Redis's notices can wake server A's stream (its database re-reads outlast the test),
+    through many heartbeats of a quiet table; every change made on server B arrives, in order."""
+    import json
+
+    env = {"REDIS_URL": "redis://127.0.0.1:6379/0", "POLL_RECHECK": "600",
+           "STREAM_RECHECK": "600", "STREAM_HEARTBEAT": "0.2", "STREAM_MAX": "600",
+           "RATELIMIT_KEY_PREFIX": "t" + secrets.token_hex(6)}
+    a = server_factory(**env)
+    b = server_factory(**env)
+    tid, host = new_table(b.url)
+    watcher = HttpPlayer(a.url)
+    version = watcher.state(tid)["version"]
+    r = watcher.s.get(f"{a.url}/api/tables/{tid}/stream", params={"since": version},
+                      stream=True, timeout=(5, 60))
+    lines = r.iter_lines(chunk_size=1, decode_unicode=True)
+    heard: list[str] = []
+    pings = 0
+    event = ""
+    for i in range(5):
+        time.sleep(0.5)  # a quiet table: heartbeats go by
+        assert host.act(tid, "chat", text=f"hola {i}").status_code == 200
+        for line in lines:
+            if line.startswith(":"):
+                pings += 1
+            elif line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:") and event == "state":
+                heard += [e["text"] for e in json.loads(line[5:])["log"] if e["type"] == "chat"]
+                break
+    r.close()
+    assert heard == [f"hola {i}" for i in range(5)]
+    assert pings >= 5
