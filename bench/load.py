@@ -748,17 +748,18 @@ class ConnectionSampler:
         self._stop.set()
         self._thread.join(timeout=5)
         self._conn.close()
-        machine = budget.Machine()
-        machines = [machine] * len(self.stacks)
+        machines = [budget.Machine(scheduler=st.sched is not None or i == 0)
+                    for i, st in enumerate(self.stacks)]
         return {"machines": len(self.stacks), "max_connections": self.max_connections,
                 "peak_server_connections": self.peak_server,
                 "peak_per_machine": self.peak_machines,
                 "peak_per_process": self.peak_process,
-                "budget_per_machine": machine.connections(),
+                "budget_per_machine": [m.connections() for m in machines],
                 "budget_per_process": {k: budget.process_connections(k) for k in budget.POOLS},
                 "needed_with_restart": budget.needed(machines),
                 "fits": self.peak_server <= self.max_connections - budget.PG_RESERVED
-                and all(p <= machine.connections() for p in self.peak_machines)}
+                and all(p <= m.connections() for p, m in zip(self.peak_machines, machines,
+                                                               strict=True))}
 
 
 def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -789,11 +790,12 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
     try:
         stack.start()
         if mode == "postgres" and args.second_machine:
-            # A second machine's worth of processes (2 web workers, a robot process and its
-            # scheduler) on the same database; the quiet pages, if any, are served by it.
+            # A second machine's worth of processes (2 web workers and a robot process; the
+            # deployment's one scheduler runs on the first) on the same database; the quiet
+            # pages, if any, are served by it.
             second = Stack(url, tmp / "second", web_workers=args.web_workers, threads=args.threads,
                            robot_procs=args.robot_procs, robot_threads=args.robot_threads,
-                           env=env)
+                           scheduler=False, env=env)
             second.start()
         if mode == "postgres":
             sampler = ConnectionSampler([stack] + ([second] if second else []))
