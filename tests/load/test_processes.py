@@ -69,7 +69,8 @@ def dificil_table(url: str) -> tuple[HttpPlayer, str]:
 
 
 def advance(host: HttpPlayer, tid: str) -> int:
-    """The table's version; takes the human's turn when it is due (the robots take theirs)."""
+    """The table's version; takes the human's turn when it is due (the robots take theirs), the
+    next hand included."""
     try:
         st = host.state(tid)
         view = st["view"]
@@ -77,6 +78,8 @@ def advance(host: HttpPlayer, tid: str) -> int:
             host.act(tid, "confirm_pass", cards=view["hand"][:3])
         elif view["phase"] == "playing" and view.get("turn") == 0 and view.get("legal"):
             host.act(tid, "play", card=view["legal"][0], version=st["version"])
+        elif view["phase"] == "counting":
+            host.act(tid, "close_count", version=st["version"])  # SIGUIENTE MANO
         return int(st["version"])
     except (requests.RequestException, KeyError, ValueError):  # the web server restarting
         return 0
@@ -213,8 +216,9 @@ def test_a_stream_cut_by_killed_web_workers_reconnects_and_misses_nothing(stack)
 
 
 def test_every_process_keeps_to_its_share_of_the_connection_budget(stack):
-    s, host, tid = stack
+    s, _, _ = stack
     assert s.web is not None and s.sched is not None
+    host, tid = dificil_table(s.url)  # its own table: the module's keeps its hand for the others
     shares = {"web": budget.process_connections("web"),
               "robots": budget.process_connections("robots"),
               "scheduler": budget.process_connections("scheduler")}
