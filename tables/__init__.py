@@ -11,6 +11,7 @@ from flask_migrate import Migrate
 from flask_wtf.csrf import CSRFProtect
 
 from . import clock, hooks, live, push, robot_worker
+from .admission import init_admission
 from .analysis_routes import bp as analysis_bp
 from .assets import init_assets
 from .cli import register_cli
@@ -31,6 +32,7 @@ migrate = Migrate()
 
 
 def init_app(app: Flask) -> None:
+    init_admission(app)  # first: every check before a route runs in a request's place
     init_web(app)
     init_db(app)
     migrate.init_app(app, db, directory=app.config.get("MIGRATIONS_DIR", "migrations"))

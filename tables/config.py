@@ -37,6 +37,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("DB_MAX_OVERFLOW", int, 1, "PostgreSQL connections more per pool in a burst"),
     Setting("DB_POOL_TIMEOUT", float, 10.0, "seconds a request waits for a pooled connection"),
     # -- pages
+    Setting("WEB_ACTIVE", int, 8, "requests of a gevent web worker doing their work at once "
+            "(the others wait their turn; 0: no bound)"),
     Setting("POLL_TIMEOUT", float, 25.0, "seconds a long-poll waits"),
     Setting("POLL_RECHECK", float, 0.5, "seconds between version re-reads without Redis"),
     Setting("STREAM_HEARTBEAT", float, 25.0, "seconds between a stream's keep-alive comments"),

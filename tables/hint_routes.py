@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify
 
 from rules import PASSING, PLAYING, view_for
 
-from . import errors, hint_jobs
+from . import admission, errors, hint_jobs
 from .db import db
 from .errors import ServiceError
 from .identity import current_device_id
@@ -45,7 +45,8 @@ def api_hint(table_id: str) -> Response | tuple[Response, int]:
         if not (must_pass or must_play):
             raise errors.NO_DECISION.error()
         try:
-            choice = hint_jobs.ask(view)
+            with admission.waiting():  # a robot process computes it
+                choice = hint_jobs.ask(view)
         except TimeoutError:
             raise errors.HINT_LATE.error() from None
     except ServiceError as err:

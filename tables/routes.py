@@ -24,7 +24,7 @@ from werkzeug.wrappers import Response as WResponse
 
 from rules import card_label
 
-from . import actions, errors, live
+from . import actions, admission, errors, live
 from .db import db
 from .errors import ServiceError
 from .guards import json_object
@@ -257,10 +257,11 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
         live.touch(table_id, presence_key())
         if version <= since:
             cfg = current_app.config
-            version = live.wait_for_version(table_id, since, float(cfg["POLL_TIMEOUT"]),
-                                            float(cfg["POLL_RECHECK"]),
-                                            lambda: live.read_version(table_id) or 0,
-                                            known=version)
+            with admission.waiting():
+                version = live.wait_for_version(table_id, since, float(cfg["POLL_TIMEOUT"]),
+                                                float(cfg["POLL_RECHECK"]),
+                                                lambda: live.read_version(table_id) or 0,
+                                                known=version)
         if version <= since:
             return jsonify({"version": version, "log": []})
         data = read_state(table_id, device_id, since=since,

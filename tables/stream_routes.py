@@ -26,7 +26,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
-from . import errors, live
+from . import admission, errors, live
 from .db import db
 from .errors import ServiceError
 from .identity import current_device_id, presence_key
@@ -82,14 +82,16 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
         while True:
             if version > seen:
                 try:
-                    data = read_state(table_id, device_id, since=seen,
-                                      present=live.present(table_id), at_least=version)
+                    with admission.event():
+                        data = read_state(table_id, device_id, since=seen,
+                                          present=live.present(table_id), at_least=version)
+                        event = _event(data)
                 except ServiceError:  # the table expired while the page looked at it
                     return
                 finally:
                     db.session.rollback()
                 seen = int(data["state"]["version"])
-                yield _event(data)
+                yield event
             left = end - time.monotonic()
             if left <= 0:
                 return
@@ -106,5 +108,8 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
                 yield ": ping\n\n"
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    # The stream's own work takes a place event by event (``admission.event``): between events it
+    # waits for a change and holds none.
+    admission.give_back()
     return Response(stream_with_context(events()), mimetype="text/event-stream", headers=headers)
 

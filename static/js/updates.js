@@ -57,9 +57,10 @@ export function followTable({ api, version, onState, onOnline, reload }) {
       pollLoop();
       return;
     }
-    // The browser retries a dropped stream by itself; an HTTP error (a proxy's 502 while the
-    // server restarts) or a silent stream ends it: open it again, waiting longer each time.
-    if (silent || src.readyState === EventSource.CLOSED) {
+    // The browser retries a dropped stream by itself once it has worked; an HTTP error (a
+    // proxy's 502 while the server restarts), a silent stream or one that never got through
+    // (each of those counted above) is opened again here, waiting longer each time.
+    if (!worked || silent || src.readyState === EventSource.CLOSED) {
       closeStream();
       reopenTimer = setTimeout(async () => {
         try { await reload(); } catch { /* the stream will bring it */ }

@@ -471,3 +471,45 @@ def test_make_serve_that_fails_to_start_stops_what_it_started(serve_env, tmp_pat
         if extra is not None:
             extra.stop()
     wait_until(lambda: gone(running.processes()), 30, 0.05)
+
+
+def test_pages_waiting_for_a_change_hold_no_place_of_their_worker(tmp_path):
+    """One gevent worker with a single place (WEB_ACTIVE=1): long-polls and a stream wait for a
+    change, and an action still gets in (were their waits holding the place, it would queue
+    behind them until their time-outs, a minute), and every page hears it."""
+    direct, schema = new_pg_schema(PG_BASE)
+    s = Stack(direct, tmp_path, web_workers=1, robot_procs=0, scheduler=False,
+              env={"WEB_ACTIVE": "1", "POLL_TIMEOUT": "60", "POLL_RECHECK": "60",
+                   "STREAM_HEARTBEAT": "60", **LIMITS})
+    try:
+        s.setup()
+        s.start_web()
+        host = HttpPlayer(s.url)
+        r = host.post("/api/tables", {"host_name": "Ana"})
+        tid, version = r.json()["table_id"], r.json()["state"]["version"]
+        answers: list[Any] = []
+
+        def poll() -> None:
+            answers.append(requests.get(f"{s.url}/api/tables/{tid}/poll",
+                                        params={"since": version}, timeout=45).json())
+
+        polls = [threading.Thread(target=poll, daemon=True) for _ in range(3)]
+        for t in polls:
+            t.start()
+        stream = requests.get(f"{s.url}/api/tables/{tid}/stream", params={"since": version},
+                              stream=True, timeout=(5, 45))
+        lines = sse_lines(stream)
+        assert read_events(lines, lambda e: len(e) >= 1)[0]["event"] == "hello"
+        # the polls' waits are out of sight: a pause lets them get there first (a poll that
+        # comes late answers at once; the stream, open for sure, is waiting already)
+        time.sleep(0.3)
+        assert host.act(tid, "chat", text="¿hay lugar?").status_code == 200  # not queued
+        [got] = read_events(lines, lambda e: any(x.get("event") == "state" for x in e))
+        stream.close()
+        for t in polls:
+            t.join(timeout=45)
+        assert [a["log"][-1]["text"] for a in answers] == ["¿hay lugar?"] * 3
+        assert json.loads(got["data"])["log"][-1]["text"] == "¿hay lugar?"
+    finally:
+        s.stop()
+        drop_pg_schema(PG_BASE, schema)
