@@ -15,7 +15,7 @@ import robots
 from tests.kit import Player, close_app, error, make_app
 from tests.tables.test_tables_privacy import scan, server_game
 
-STREAM = {"STREAM_MAX": 0.3, "STREAM_HEARTBEAT": 0.1}
+STREAM = {"STREAM_MAX": 0.05, "STREAM_HEARTBEAT": 0.02}
 
 
 @pytest.fixture()
