@@ -15,23 +15,18 @@ off and every call below does nothing.
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from flask import Flask, g
 
+from .db import on_event_loop
+
 _places: threading.Semaphore | None = None
 #: A stream's events have places of their own: they neither wait behind the actions nor hold
 #: them back (as many again as the requests').
 _event_places: threading.Semaphore | None = None
-
-
-def on_event_loop() -> bool:
-    """True in a gevent worker (the standard library patched): greenlets, not threads."""
-    monkey = sys.modules.get("gevent.monkey")
-    return monkey is not None and bool(monkey.is_module_patched("threading"))
 
 
 def init_admission(app: Flask) -> None:

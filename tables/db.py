@@ -86,7 +86,7 @@ def _flock_exclusive(fd: int) -> None:
         return
     except BlockingIOError:
         pass
-    if _on_gevent():
+    if on_event_loop():
         import gevent
 
         gevent.get_hub().threadpool.apply(fcntl.flock, (fd, fcntl.LOCK_EX))
@@ -94,7 +94,8 @@ def _flock_exclusive(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX)  # releases the GIL while it waits
 
 
-def _on_gevent() -> bool:
+def on_event_loop() -> bool:
+    """True in a gevent worker (the standard library patched): greenlets, not threads."""
     monkey = sys.modules.get("gevent.monkey")
     return monkey is not None and bool(monkey.is_module_patched("threading"))
 
@@ -138,7 +139,7 @@ def pool_options(db_url: str, pool_size: int = 4, max_overflow: int = 1,
     therefore holds at most ``2 x (pool_size + max_overflow)`` connections: the machine's budget
     (deploy/budget.py) is the sum over its processes, and PostgreSQL's ``max_connections`` must
     hold every machine's plus a restart's overlap. A request that finds
-    both pools busy waits up to ``pool_timeout`` s for a connection (a greenlet or thread waiting
+    its pool busy waits up to ``pool_timeout`` s for a connection (a greenlet or thread waiting
     holds nothing), then answers 503 like a database that is out of reach."""
     options: dict[str, Any] = {"pool_recycle": 1800}
     if db_url.startswith("postgresql"):

@@ -54,9 +54,7 @@ def current_device_id() -> int | None:
         if hit is not None and hit[1] > now:
             device_id = hit[0]
         else:
-            device_id = db.session.execute(
-                select(Device.id).where(Device.token_hash == digest)
-            ).scalar_one_or_none()
+            device_id = _device_of(digest)
             if device_id is not None:
                 if len(_known) > 20000:
                     _known.clear()
