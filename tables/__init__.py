@@ -10,7 +10,7 @@ from flask import Flask
 from flask_migrate import Migrate
 from flask_wtf.csrf import CSRFProtect
 
-from . import clock, hooks, live, push, robot_worker
+from . import clock, hooks, live, push, robot_worker, snapshot
 from .admission import init_admission
 from .analysis_routes import bp as analysis_bp
 from .assets import init_assets
@@ -39,6 +39,8 @@ def init_app(app: Flask) -> None:
     init_guards(app)  # before CSRF and the rate limits: they read the body the guards vet
     csrf.init_app(app)
     init_limits(app)
+    # Changes made in other processes come with their notices: this process's snapshots follow.
+    live.on_change(snapshot.receive)
     live.init_live(app)
     app.register_blueprint(bp)
     app.register_blueprint(stream_bp)
@@ -47,8 +49,6 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(ratings_bp)
     app.register_blueprint(records_bp)
     app.register_blueprint(live_bp)
-
-
     app.register_blueprint(analysis_bp)
     # After every commit, in this order: wake the pages, hand robot turns on, pushes, clocks.
     hooks.register(live.after_commit)

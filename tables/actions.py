@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from rules import DEALING, GAME_OVER, Game, Options, RulesError
 
-from . import clock, errors, fair_deal, players, ratings, records, snapshot
+from . import clock, errors, fair_deal, live, players, ratings, records, snapshot
 from .db import db, write_transaction
 from .errors import ServiceError
 from .hooks import Commit, committed
@@ -180,7 +180,7 @@ def perform(
     if done.snap is not None:
         snapshot.store(table_id, done.snap)
     if done.changed:
-        after_commit(table_id, done.outcome.version, done.humans, done.robot_due)
+        after_commit(table_id, done.outcome.version, done.humans, done.robot_due, done.change)
     if robot_seat is None:  # the caller's answer is built after the commit, outside the lock
         base = version if version is not None and version <= done.before else done.before
         snap = done.snap or snapshot.current(table_id, done.outcome.version)
@@ -197,6 +197,7 @@ class _Done:
     retry_base: int | None = None  # set: the action id was applied before (a retry)
     device_id: int | None = None  # the caller's device (made by this action, if it had none)
     snap: snapshot.Snapshot | None = None
+    change: snapshot.Change | None = None
     changed: bool = False
     humans: list[int] = field(default_factory=list)
     robot_due: bool = False
@@ -246,7 +247,8 @@ def _perform_locked(
         clock_state = clock.sync_locked(table, seats, ctx.game)
         db.session.flush()
         # Kept once the commit succeeds; read before it (the commit expires the objects).
-        done.snap = snapshot.after_action(table, seats, ctx.game, clock_state, ctx.rows, before)
+        done.change = snapshot.change_of(table, seats, ctx.game, clock_state, ctx.rows, before)
+        done.snap = snapshot.extend(snapshot.cached(table_id), done.change)
         done.changed = True
     else:
         db.session.flush()
@@ -256,9 +258,15 @@ def _perform_locked(
     return done
 
 
-def after_commit(table_id: str, version: int, humans: list[int], robot_due: bool) -> None:
-    """Tell the hooks (pages, robots, clock, pushes) about a committed change."""
-    committed(Commit(table_id, version, humans, robot_due))
+def after_commit(
+    table_id: str, version: int, humans: list[int], robot_due: bool,
+    change: snapshot.Change | None = None,
+) -> None:
+    """Tell the hooks (pages, robots, clock, pushes) about a committed change; ``change`` goes
+    with the notice to the other processes (when they share one through Redis), which make the
+    new snapshot from it instead of loading it."""
+    wire = snapshot.to_wire(change) if change is not None and live.shared() else None
+    committed(Commit(table_id, version, humans, robot_due, wire))
 
 
 # -------------------------------------------------------------------- handlers

@@ -25,6 +25,9 @@ class Commit:
     humans_to_act: list[int] = field(default_factory=list)
     #: A robot must act now.
     robot_due: bool = False
+    #: The change as text for the other processes' snapshots (tables/snapshot.py ``to_wire``);
+    #: None: they load the new version from the database.
+    change: str | None = None
 
 
 Hook = Callable[[Commit], None]
@@ -34,6 +37,11 @@ _hooks: list[Hook] = []
 def register(hook: Hook) -> None:
     if hook not in _hooks:
         _hooks.append(hook)
+
+
+def unregister(hook: Hook) -> None:
+    if hook in _hooks:
+        _hooks.remove(hook)
 
 
 def committed(commit: Commit) -> None:

@@ -7,6 +7,7 @@ least every ``POLL_RECHECK`` seconds whatever happens (the floor when Redis is a
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,8 @@ from .db import reading
 from .hooks import Commit
 from .identity import forget_hash
 from .models import Table
+
+log = logging.getLogger("corazones.live")
 
 CHANNEL = "corazones:tables"
 #: A message ``device-moved <sha256>`` on CHANNEL: every process forgets that cookie hash (a player
@@ -37,6 +40,7 @@ _seen: dict[str, int] = {}
 #: The Redis subscription (``_epoch``) each entry of ``_seen`` was noted in (see known_version).
 _seen_epoch: dict[str, int] = {}
 _redis: Any = None
+_receiver: Callable[[str, int, int, str], None] | None = None
 _listener: threading.Thread | None = None
 #: Bumped each time the Redis listener (re)subscribes; ``_listening`` while it is subscribed. A
 #: long-poll that saw the same subscription from start to end missed no notice from another
@@ -63,11 +67,14 @@ def _note(table_id: str, version: int) -> None:
             cond.notify_all()
 
 
-def publish(table_id: str, version: int) -> None:
+def publish(table_id: str, version: int, change: str | None = None) -> None:
+    """Wake the table's pages here and in every process. ``change`` (``"<table> <version>
+    <before>\n..."``, tables/snapshot.py) rides with the notice: each process hands it to its
+    receiver (:func:`on_change`) before its pages wake."""
     _note(table_id, version)
     if _redis is not None:
         try:
-            _redis.publish(CHANNEL, f"{table_id} {version}")
+            _redis.publish(CHANNEL, change if change is not None else f"{table_id} {version}")
         except Exception:  # Redis down: the periodic re-check still delivers
             pass
 
@@ -92,14 +99,40 @@ def _listen(url: str) -> None:
             for msg in pubsub.listen():
                 data = msg.get("data")
                 if isinstance(data, bytes):
-                    parts = data.decode(errors="replace").split()
-                    if len(parts) == 2 and parts[1].isascii() and parts[1].isdigit():
-                        _note(parts[0], int(parts[1]))
-                    elif len(parts) == 2 and parts[0] == DEVICE_MOVED:
-                        forget_hash(parts[1])
+                    _heard(data.decode(errors="replace"))
         except Exception:
             _set_listening(False)
             time.sleep(1.0)
+
+
+def _heard(message: str) -> None:
+    """One message of CHANNEL: ``<table> <version>``, the same with ``<before>`` and a change
+    after a newline, or ``device-moved <sha256>``."""
+    head, _, body = message.partition("\n")
+    parts = head.split()
+    if len(parts) == 2 and parts[0] == DEVICE_MOVED:
+        forget_hash(parts[1])
+        return
+    if len(parts) not in (2, 3) or not all(p.isascii() and p.isdigit() for p in parts[1:]):
+        return
+    if len(parts) == 3 and body and _receiver is not None:
+        try:
+            _receiver(parts[0], int(parts[1]), int(parts[2]), body)
+        except Exception:  # a change that cannot be applied: the pages load the version
+            log.exception("change of table %s not applied", parts[0])
+    _note(parts[0], int(parts[1]))
+
+
+def on_change(receiver: Callable[[str, int, int, str], None] | None) -> None:
+    """Who applies the changes other processes send (``receiver(table, version, before, body)``,
+    tables/snapshot.py ``receive``): called by the listener before the table's pages wake."""
+    global _receiver
+    _receiver = receiver
+
+
+def shared() -> bool:
+    """True when notices reach other processes (Redis): a change is worth sending with them."""
+    return _redis is not None
 
 
 def _set_listening(up: bool) -> None:
@@ -113,7 +146,7 @@ def _set_listening(up: bool) -> None:
 
 def after_commit(commit: Commit) -> None:
     """The after-commit hook: wake the table's pages in every process."""
-    publish(commit.table_id, commit.version)
+    publish(commit.table_id, commit.version, commit.change)
 
 
 def init_live(app: Flask) -> None:

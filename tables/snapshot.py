@@ -15,10 +15,12 @@ that saw the version move while reading is served once and not kept.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from types import SimpleNamespace
 from typing import Any
 
@@ -113,36 +115,118 @@ def forget(table_id: str | None = None) -> None:
 # -------------------------------------------------------------------- made by an action
 
 
-def after_action(
+@dataclass(frozen=True)
+class Change:
+    """What one committed action made of its table, as plain data: the table row, the seats and
+    the game as they are now, the clock if it moved (None: as before) and the new log rows
+    (versions ``before + 1`` to ``version``). Any process holding the snapshot of ``before`` makes
+    the new one from it (:func:`extend`), in memory: the process of the action at once, the others
+    from the change sent with the notice (:func:`to_wire`, :func:`receive`)."""
+
+    table_id: str
+    before: int
+    version: int
+    table: SimpleNamespace  # TABLE_FIELDS
+    seats: list[SimpleNamespace]  # SEAT_FIELDS, by seat
+    game_json: dict[str, Any] | None
+    clock: tuple[str, dict[int, SimpleNamespace]] | None  # (pace, seat -> CLOCK_FIELDS)
+    rows: list[SimpleNamespace]  # LOG_FIELDS
+    #: The game object itself, in the process that made it (not sent: the others parse the json).
+    game: Game | None = None
+
+
+def change_of(
     table: Table, seats: list[Seat], game: Game | None, clock_state: tuple[str, dict[int, Any]]
     | None, rows: list[Action], before: int,
-) -> Snapshot | None:
-    """The snapshot of the version an action is about to commit, from the objects it holds (call
-    inside its transaction, store it after the commit). None when this process did not hold the
-    version before the action (its chat and log tail would need queries: the next read loads it)."""
-    prior = cached(table.id)
-    if prior is None or prior.version != before or not rows:
+) -> Change | None:
+    """The change an action is about to commit, from the objects it holds (call inside its
+    transaction: the commit expires them). None when a snapshot cannot be made from the one
+    before: no row, a viewer's deck changed (the next read loads the decks) or a commitment or
+    a reveal (the next read loads the fair deal's half)."""
+    if not rows or any(r.type == "set_deck" or r.type in FAIR_LOG for r in rows):
         return None
-    if any(r.type == "set_deck" for r in rows):
-        return None  # a viewer's deck changed: the next read loads the decks
-    if any(r.type in FAIR_LOG for r in rows):
-        return None  # a commitment or a reveal: the next read loads the fair deal's half
-    if clock_state is None:
-        pace, clock = prior.pace, prior.clock
-    else:
-        pace = clock_state[0]
-        clock = {seat: _copy(r, CLOCK_FIELDS) for seat, r in clock_state[1].items()}
-    new_rows = [_copy(r, LOG_FIELDS) for r in rows]
-    log = (prior.log + new_rows)[-LOG_KEEP:]
+    clock = None if clock_state is None else (
+        clock_state[0], {seat: _copy(r, CLOCK_FIELDS) for seat, r in clock_state[1].items()})
+    return Change(
+        table_id=table.id, before=before, version=table.version,
+        table=_copy(table, TABLE_FIELDS), seats=[_copy(s, SEAT_FIELDS) for s in seats],
+        game_json=table.game_json, clock=clock, rows=[_copy(r, LOG_FIELDS) for r in rows],
+        game=game,
+    )
+
+
+def extend(prior: Snapshot | None, change: Change | None) -> Snapshot | None:
+    """The snapshot of ``change.version`` made from ``prior`` (no query). None unless ``prior``
+    is the snapshot of the version just before the change (its chat and log tail would need
+    queries: the next read loads it)."""
+    if change is None or prior is None or prior.version != change.before:
+        return None
+    pace, clock = (prior.pace, prior.clock) if change.clock is None else change.clock
+    log = (prior.log + change.rows)[-LOG_KEEP:]
     chat = prior.chat
-    social = [r for r in new_rows if r.type in SOCIAL_LOG]
+    social = [r for r in change.rows if r.type in SOCIAL_LOG]
     if social:
         chat = (prior.chat + social)[-CHAT_SHOWN:]
+    game = change.game
+    if game is None and change.game_json is not None:
+        game = Game.from_json(change.game_json)
     return Snapshot(
-        version=table.version, table=_copy(table, TABLE_FIELDS),
-        seats=[_copy(s, SEAT_FIELDS) for s in seats], game=game, pace=pace, clock=clock,
-        chat=chat, log=log, decks=prior.decks, fair=prior.fair,
+        version=change.version, table=change.table, seats=change.seats, game=game, pace=pace,
+        clock=clock, chat=chat, log=log, decks=prior.decks, fair=prior.fair,
     )
+
+
+#: Fields sent as ISO text (every other field is already JSON: numbers, text, booleans, JSON).
+_MOMENTS = ("started_at", "deadline", "expires_at", "at")
+
+
+def _plain(ns: SimpleNamespace) -> dict[str, Any]:
+    out = dict(vars(ns))
+    for name in _MOMENTS:
+        if isinstance(out.get(name), datetime):
+            out[name] = out[name].isoformat()
+    return out
+
+
+def _back(fields: dict[str, Any]) -> SimpleNamespace:
+    for name in _MOMENTS:
+        if isinstance(fields.get(name), str):
+            fields[name] = datetime.fromisoformat(fields[name])
+    return SimpleNamespace(**fields)
+
+
+def to_wire(change: Change) -> str:
+    """``"<table> <version> <before>\n<json>"``: the header says, before any parsing, whether
+    a process holds the snapshot the change applies to."""
+    body = {
+        "table": _plain(change.table),
+        "seats": [_plain(s) for s in change.seats],
+        "game": change.game_json,
+        "clock": None if change.clock is None else
+        [change.clock[0], [[seat, _plain(r)] for seat, r in change.clock[1].items()]],
+        "rows": [_plain(r) for r in change.rows],
+    }
+    head = f"{change.table_id} {change.version} {change.before}"
+    return head + "\n" + json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def receive(table_id: str, version: int, before: int, body: str) -> None:
+    """Another process's change (``to_wire``): keep the snapshot it makes if this process holds
+    the one of ``before`` (else nothing: the next read loads it, as without the change)."""
+    prior = cached(table_id)
+    if prior is None or prior.version != before:
+        return
+    data = json.loads(body)
+    clock = None if data["clock"] is None else (
+        str(data["clock"][0]), {int(seat): _back(r) for seat, r in data["clock"][1]})
+    change = Change(
+        table_id=table_id, before=before, version=version, table=_back(data["table"]),
+        seats=[_back(s) for s in data["seats"]], game_json=data["game"], clock=clock,
+        rows=[_back(r) for r in data["rows"]],
+    )
+    snap = extend(prior, change)
+    if snap is not None:
+        store(table_id, snap)
 
 
 # -------------------------------------------------------------------- read from the database

@@ -1,7 +1,8 @@
 """The per-process snapshot cache (tables/snapshot.py) never shows anything the database would not.
 
-Every state and log a page gets from the cache (primed by the action that made the version, or
-extended from an older snapshot) must equal what a process that never saw the table reads from the
+Every state and log a page gets from the cache (primed by the action that made the version,
+made from the change another process sent with its notice, or extended from an older snapshot)
+must equal what a process that never saw the table reads from the
 database, for every seat and a spectator, at every step of a game with chat and more log entries
 than a snapshot keeps."""
 
@@ -13,8 +14,10 @@ import time
 from typing import Any
 
 import robots
-from tables import snapshot
-from tests.kit import Player, wait_until
+from tables import hooks, live, snapshot
+from tests.kit import Player, close_app, make_app, wait_until
+
+REDIS = "redis://127.0.0.1:6379/0"
 
 
 def _steady(state: dict[str, Any]) -> dict[str, Any]:
@@ -39,7 +42,25 @@ def _cached(p: Player, url: str) -> dict[str, Any]:
     return dict(r.get_json())
 
 
-def test_cached_states_and_logs_equal_fresh_reads_at_every_step(app):
+def test_cached_states_and_logs_equal_fresh_reads_at_every_step(migrated):
+    # Redis on: every commit sends its change with the notice, as between real processes.
+    app = make_app(migrated, REDIS_URL=REDIS, ROBOT_WORKER="off")
+    sent: list[str] = []
+
+    def keep(commit: hooks.Commit) -> None:
+        if commit.change is not None:
+            sent.append(commit.change)
+
+    hooks.register(keep)
+    try:
+        _play_and_compare(app, sent)
+    finally:
+        hooks.unregister(keep)
+        close_app(app)
+
+
+def _play_and_compare(app: Any, sent: list[str]) -> None:
+    received = 0
     host = Player(app)
     tid = host.create("Ana", target=50)
     players = [host]
@@ -68,6 +89,25 @@ def test_cached_states_and_logs_equal_fresh_reads_at_every_step(app):
         if step % 7 == 3:  # chat now and then: the chat list is extended from the log
             answer = players[step % 4].act(tid, "chat", text=f"mensaje {step}").get_json()
         version = answer["state"]["version"]
+        if step % 4 == 2:  # as another process that held the version before: the changes sent
+            # with the notices (as the Redis listener hands them over) make the new snapshot
+            snapshot.forget(tid)
+            snapshot.store(tid, held)
+            changes = [w for w in sent if int(w.split(None, 3)[2]) >= held.version]
+            assert changes, step
+            for wire in changes:
+                live._heard(wire)
+            made = snapshot.cached(tid)
+            assert made is not None and made.version == version, step  # no read needed
+            received += 1
+            for viewer in players + [spectator]:
+                got = _cached(viewer, f"/api/tables/{tid}/poll?since={held.version}")
+                assert snapshot.cached(tid) is made  # served from it, not loaded
+                want = _fresh(viewer, f"/api/tables/{tid}/poll?since={held.version}")
+                assert _steady(got["state"]) == _steady(want["state"]), step
+                assert got["log"] == want["log"], step
+                snapshot.forget(tid)
+                snapshot.store(tid, made)
         if step % 2:  # as a process that held the version before and missed the action (and
             # the chat): its next read extends the older snapshot from the log
             snapshot.forget(tid)
@@ -99,6 +139,7 @@ def test_cached_states_and_logs_equal_fresh_reads_at_every_step(app):
             assert _steady(full["state"]) == _steady(fresh_full["state"])
     assert version > snapshot.LOG_KEEP + 20  # the log outgrew a snapshot: both paths were read
     assert checked == 120 * 5 * 4
+    assert received == 30
     # The spectator never got a hand, the seats only their own.
     assert "hand" not in _cached(spectator, f"/api/tables/{tid}")["state"]["view"]
 
@@ -202,3 +243,47 @@ def test_a_deck_change_is_logged_renews_the_snapshot_and_is_no_state_change(app)
     # the stale check ignores it: a lobby action sent from the version before it is applied
     r = host.act(tid, "set_level", expect=None, robot_level="facil", version=v0)
     assert r.status_code == 200, r.get_json()
+
+
+def test_a_change_sent_through_redis_makes_the_next_snapshot_where_the_one_before_is_held(
+        migrated):
+    """The real listener: another process's change (here published to Redis by hand, as that
+    process would) gives this process the new snapshot before its pages wake, with no read. A
+    change that does not parse is dropped and its notice still wakes the pages."""
+    app = make_app(migrated, REDIS_URL=REDIS, ROBOT_WORKER="off")
+    sent: list[str] = []
+
+    def keep(commit: hooks.Commit) -> None:
+        if commit.change is not None:
+            sent.append(commit.change)
+
+    hooks.register(keep)
+    try:
+        host = Player(app)
+        tid = host.create("Ana")
+        held = snapshot.cached(tid)
+        assert held is not None
+        version = host.act(tid, "chat", text="hola").get_json()["state"]["version"]
+        wire = sent[-1]
+        assert wire.startswith(f"{tid} {version} {held.version}\n")
+        assert "hola" in wire
+        snapshot.forget(tid)
+        snapshot.store(tid, held)
+        wait_until(live.shared)
+        wait_until(lambda: live._listening)
+        live._redis.publish(live.CHANNEL, wire)
+        wait_until(lambda: (snapshot.cached(tid) or held).version == version)
+        made = snapshot.cached(tid)
+        assert made is not None and [r.payload.get("text") for r in made.chat][-1:] == ["hola"]
+        # held a different version: the change is not applied (the next read loads)
+        snapshot.forget(tid)
+        live._heard(wire)
+        assert snapshot.cached(tid) is None
+        # a broken change: nothing kept, the version still noted
+        snapshot.store(tid, held)
+        live._heard(f"{tid} {version + 1} {held.version}\n{{not json")
+        assert snapshot.cached(tid) is held
+        assert live._seen[tid] == version + 1
+    finally:
+        hooks.unregister(keep)
+        close_app(app)
