@@ -66,8 +66,9 @@ class PushState:
                                 return
                             pending.add(more)
                         for tid in pending:
-                            reconcile(tid)
-                            drain(tid)
+                            if has_subscriptions(tid):
+                                reconcile(tid)
+                                drain(tid)
                     else:
                         drain()  # retries that came due
                 except Exception:
@@ -78,14 +79,13 @@ class PushState:
 
 
 def after_commit(commit: Commit) -> None:
-    """The after-commit hook: a table with subscriptions goes to the sender thread (never the
-    request's thread)."""
+    """The after-commit hook: the table goes to the sender thread, which looks whether it has
+    subscriptions (the request neither waits for that query nor holds a connection for it)."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     state: PushState | None = app.extensions.get("corazones_push")
     if state is None or app.config.get("PUSH_SENDER", "thread") == "off":
         return
-    if has_subscriptions(commit.table_id):
-        state.submit(commit.table_id)
+    state.submit(commit.table_id)
 
 
 def scheduler_job(app: Flask) -> None:
