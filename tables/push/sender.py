@@ -66,9 +66,8 @@ class PushState:
                                 return
                             pending.add(more)
                         for tid in pending:
-                            if has_subscriptions(tid):
-                                reconcile(tid)
-                                drain(tid)
+                            reconcile(tid)
+                            drain(tid)
                     else:
                         drain()  # retries that came due
                 except Exception:
@@ -79,13 +78,14 @@ class PushState:
 
 
 def after_commit(commit: Commit) -> None:
-    """The after-commit hook: the table goes to the sender thread, which looks whether it has
-    subscriptions (the request neither waits for that query nor holds a connection for it)."""
+    """The after-commit hook: a table with subscriptions goes to the sender thread (never the
+    request's thread)."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     state: PushState | None = app.extensions.get("corazones_push")
     if state is None or app.config.get("PUSH_SENDER", "thread") == "off":
         return
-    state.submit(commit.table_id)
+    if has_subscriptions(commit.table_id):
+        state.submit(commit.table_id)
 
 
 def scheduler_job(app: Flask) -> None:
