@@ -251,7 +251,7 @@ def sync_locked(table: Table, seats: list[Seat], game: Game | None
     rows: dict[int, Any] = {r.seat: SimpleNamespace(**r._mapping)
                             for r in session.execute(_stmt("rows"), tid)}
     at = now()
-    changed = False
+    writes: dict[str, list[dict[str, Any]]] = {"insert": [], "update": []}
     for seat in range(4):
         row = rows.get(seat)
         duty = duties.get(seat)
@@ -268,10 +268,12 @@ def sync_locked(table: Table, seats: list[Seat], game: Game | None
         if duty is not None:
             _start_decision(row, pace, duty, at)
         params = {"p_" + f: getattr(row, f) for f in SEAT_COLUMNS}
-        session.execute(_stmt("insert" if new else "update"), {**tid, **params})
-        changed = True
+        writes["insert" if new else "update"].append({**tid, **params})
         rows[seat] = row
-    if changed:  # seat rows this session holds as objects are out of date now
+    for kind, batch in writes.items():  # one round trip each (executemany: psycopg pipelines)
+        if batch:
+            session.execute(_stmt(kind), batch)
+    if writes["insert"] or writes["update"]:  # seat rows held as objects are out of date now
         for obj in list(session.identity_map.values()):
             if isinstance(obj, ClockSeat) and obj.table_id == table.id:
                 session.expire(obj)

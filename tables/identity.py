@@ -51,25 +51,43 @@ def current_device_id() -> int | None:
         digest = token_hash(token)
         now = time.monotonic()
         hit = _known.get(digest)
-        if hit is not None and hit[1] > now:
+        if hit is not None and now - hit[1] < _trust(hit[2]):
             device_id = hit[0]
         else:
             device_id = _device_of(digest)
             if device_id is not None:
                 if len(_known) > 20000:
                     _known.clear()
-                _known[digest] = (device_id, now + KNOWN_TTL)
+                _known[digest] = (device_id, now, _subscription)
     g.device_id = device_id
     return device_id
 
 
-#: Cookie hash -> (device id, until when): every poll of every page names its device. A device
-#: row is re-keyed only when its player moves to another browser (tables/players.py): that
-#: process forgets both hashes at once (:func:`forget_hash`), the others on the Redis notice
-#: (tables/live.py); without Redis, another process may answer to the old hash until its entry
-#: expires (``KNOWN_TTL``).
-_known: dict[str, tuple[int, float]] = {}
+#: Cookie hash -> (device id, when looked up, the subscription it was looked up in): every
+#: request of every page names its device. A device row is re-keyed only when its player moves to
+#: another browser (tables/players.py): that process forgets both hashes at once
+#: (:func:`forget_hash`), the others on the Redis notice (tables/live.py). An entry is believed
+#: for ``KNOWN_TTL_NOTIFIED`` while the subscription it was looked up in still holds (no notice
+#: can have been lost since), else for ``KNOWN_TTL``: without Redis another process may answer to
+#: the old hash that long.
+_known: dict[str, tuple[int, float, int]] = {}
 KNOWN_TTL = 60.0
+KNOWN_TTL_NOTIFIED = 3600.0
+#: Bumped by :func:`notices_changed`; 0 = no subscription (no notices reach this process).
+_subscription = 0
+_subscribed = False
+
+
+def _trust(looked_up_in: int) -> float:
+    return KNOWN_TTL_NOTIFIED if _subscribed and looked_up_in == _subscription else KNOWN_TTL
+
+
+def notices_changed(subscribed: bool) -> None:
+    """The Redis subscription began (``subscribed``) or ended (tables/live.py): entries looked up
+    before were not covered by it, and are believed only for ``KNOWN_TTL`` from their lookup."""
+    global _subscription, _subscribed
+    _subscription += 1
+    _subscribed = subscribed
 
 
 def forget_hash(digest: str) -> None:

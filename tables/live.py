@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from .db import reading
 from .hooks import Commit
-from .identity import forget_hash
+from .identity import forget_hash, notices_changed
 from .models import Table
 
 log = logging.getLogger("corazones.live")
@@ -85,7 +85,7 @@ def publish_device_moved(digest: str) -> None:
     if _redis is not None:
         try:
             _redis.publish(CHANNEL, f"{DEVICE_MOVED} {digest}")
-        except Exception:  # Redis down: other processes forget it within KNOWN_TTL
+        except Exception:  # Redis down: other processes forget it within KNOWN_TTL (identity)
             pass
 
 
@@ -137,6 +137,7 @@ def shared() -> bool:
 
 def _set_listening(up: bool) -> None:
     global _epoch, _listening
+    notices_changed(up)  # the cookie hashes known: moved-device notices may have been lost
     with _cond:
         _epoch += 1
         _listening = up

@@ -25,7 +25,10 @@ def locked_table(table_id: str) -> Iterator[Table | None]:
     """One write transaction holding the lock of table ``table_id``; yields the row (or None).
 
     Commits on a normal exit, rolls back on an exception. Any read transaction the session had
-    open is ended first, so what we read inside is current.
+    open is ended first, so what we read inside is current. Read the other rows (seats, log) in
+    statements after this one, never joined to it: on PostgreSQL (READ COMMITTED) a statement
+    that waited for the lock re-reads only the locked row, and the rows joined to it would be
+    those from before the wait (two visitors would both find the last seat free).
     """
     with write_transaction():
         stmt = select(Table).where(Table.id == table_id)

@@ -243,6 +243,27 @@ def test_a_receiver_with_unfinished_tables_is_refused_else_its_profile_is_let_go
         db.session.rollback()
 
 
+def test_a_cookie_hash_is_believed_long_only_within_the_subscription_it_was_looked_up_in(
+) -> None:
+    """While Redis stays subscribed every moved-device notice arrives, so a known cookie hash
+    is believed for an hour; once the subscription ends or is renewed (notices may have been
+    lost meanwhile), only for KNOWN_TTL from its lookup."""
+    saved = identity._subscription, identity._subscribed
+    try:
+        identity.notices_changed(True)
+        looked_up_in = identity._subscription
+        assert identity._trust(looked_up_in) == identity.KNOWN_TTL_NOTIFIED
+        identity.notices_changed(False)  # Redis lost
+        assert identity._trust(looked_up_in) == identity.KNOWN_TTL
+        assert identity._trust(identity._subscription) == identity.KNOWN_TTL
+        identity.notices_changed(True)  # subscribed again: the old entry is not covered
+        assert identity._trust(looked_up_in) == identity.KNOWN_TTL
+        assert identity._trust(identity._subscription) == identity.KNOWN_TTL_NOTIFIED
+        assert identity.KNOWN_TTL < identity.KNOWN_TTL_NOTIFIED
+    finally:
+        identity._subscription, identity._subscribed = saved
+
+
 def test_a_moved_cookie_is_forgotten_by_other_processes_through_redis(migrated: str) -> None:
     """Another web process (a subprocess with Redis) forgets a cookie hash on the notice."""
     script = textwrap.dedent("""
@@ -251,10 +272,12 @@ def test_a_moved_cookie_is_forgotten_by_other_processes_through_redis(migrated: 
         from tests.kit import make_app
         app = make_app(sys.argv[1], REDIS_URL="redis://127.0.0.1:6379/0", ROBOT_WORKER="off")
         digest = "e" * 64
-        identity._known[digest] = (123456, time.monotonic() + 60)
         end = time.monotonic() + 10
         while not live._listening and time.monotonic() < end:
             time.sleep(0.02)
+        # known within this subscription: believed for an hour, but for the notice
+        identity._known[digest] = (123456, time.monotonic(), identity._subscription)
+        assert identity._trust(identity._subscription) == identity.KNOWN_TTL_NOTIFIED
         print("listening", flush=True)
         while digest in identity._known and time.monotonic() < end:
             time.sleep(0.02)
