@@ -35,7 +35,7 @@ from .kinds import (
     SeatKind,
     TableStatus,
 )
-from .models import Action, Seat, Table, Viewer, utcnow
+from .models import Action, PushSubscription, Seat, Table, Viewer, utcnow
 from .names import clean_chat, clean_name, refuse_robot_like, refuse_taken_name
 from .seating import (
     Ctx,
@@ -180,7 +180,8 @@ def perform(
     if done.snap is not None:
         snapshot.store(table_id, done.snap)
     if done.changed:
-        after_commit(table_id, done.outcome.version, done.humans, done.robot_due, done.change)
+        after_commit(table_id, done.outcome.version, done.humans, done.robot_due, done.change,
+                     done.subscribed)
     if robot_seat is None:  # the caller's answer is built after the commit, outside the lock
         base = version if version is not None and version <= done.before else done.before
         snap = done.snap or snapshot.current(table_id, done.outcome.version)
@@ -201,6 +202,7 @@ class _Done:
     changed: bool = False
     humans: list[int] = field(default_factory=list)
     robot_due: bool = False
+    subscribed: bool | None = None  # the table has push subscriptions (None: not looked)
 
 
 def _perform_locked(
@@ -255,18 +257,22 @@ def _perform_locked(
     done.outcome.version = table.version
     done.robot_due = table.robot_due
     done.humans = humans_to_act(table, seats, ctx.game)
+    if done.changed:  # for the push hook: one round trip here instead of a transaction after
+        done.subscribed = db.session.execute(
+            select(PushSubscription.id).where(PushSubscription.table_id == table_id).limit(1)
+        ).first() is not None
     return done
 
 
 def after_commit(
     table_id: str, version: int, humans: list[int], robot_due: bool,
-    change: snapshot.Change | None = None,
+    change: snapshot.Change | None = None, subscribed: bool | None = None,
 ) -> None:
     """Tell the hooks (pages, robots, clock, pushes) about a committed change; ``change`` goes
     with the notice to the other processes (when they share one through Redis), which make the
     new snapshot from it instead of loading it."""
     wire = snapshot.to_wire(change) if change is not None and live.shared() else None
-    committed(Commit(table_id, version, humans, robot_due, wire))
+    committed(Commit(table_id, version, humans, robot_due, wire, subscribed))
 
 
 # -------------------------------------------------------------------- handlers

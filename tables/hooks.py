@@ -28,6 +28,8 @@ class Commit:
     #: The change as text for the other processes' snapshots (tables/snapshot.py ``to_wire``);
     #: None: they load the new version from the database.
     change: str | None = None
+    #: The table had push subscriptions when the change was made (None: not known, look).
+    subscribed: bool | None = None
 
 
 Hook = Callable[[Commit], None]

@@ -84,7 +84,10 @@ def after_commit(commit: Commit) -> None:
     state: PushState | None = app.extensions.get("corazones_push")
     if state is None or app.config.get("PUSH_SENDER", "thread") == "off":
         return
-    if has_subscriptions(commit.table_id):
+    subscribed = commit.subscribed
+    if subscribed is None:  # a commit that did not look inside its transaction
+        subscribed = has_subscriptions(commit.table_id)
+    if subscribed:
         state.submit(commit.table_id)
 
 
