@@ -168,6 +168,15 @@ def _read_engine(engine: Engine) -> Engine:
         return eng
 
 
+def dispose_read_pool(engine: Engine) -> None:
+    """Close the read pool of ``engine``'s database (an app going away; made again on use)."""
+    key = engine.url.render_as_string(hide_password=False)
+    with _read_engines_lock:
+        eng = _read_engines.pop(key, None)
+    if eng is not None:
+        eng.dispose()
+
+
 @contextmanager
 def reading() -> Iterator[Any]:
     """Where to run reads outside any write transaction (``.execute`` of Core statements).

@@ -20,11 +20,13 @@ proxies that drop streams.
 from __future__ import annotations
 
 import json
+import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+from sqlalchemy.exc import SQLAlchemyError
 
 from . import admission, errors, live
 from .db import db
@@ -50,6 +52,19 @@ def _event(data: dict[str, Any]) -> str:
     version = int(data["state"]["version"])
     body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     return f"id: {version}\nevent: state\ndata: {body}\n\n"
+
+
+def _read_or_zero(read: Callable[[], int | None]) -> int:
+    """A version the stream reads while it waits (the floor for a notice lost on its way), in an
+    event's place like the events' own reads; 0 when the read fails (the pools busy, the database
+    away): the stream stays open on the notices, and its next floor reads again."""
+    try:
+        with admission.event():
+            return read() or 0
+    except SQLAlchemyError:
+        return 0
+    finally:
+        db.session.rollback()
 
 
 @bp.get("/api/tables/<table_id>/stream")
@@ -78,7 +93,9 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
         yield f"retry: {RECONNECT_MS}\nevent: hello\ndata: {version}\n\n"
         live.touch(table_id, who)
         end = time.monotonic() + lifetime
-        next_read = time.monotonic() + floor
+        # The floors of pages opened together are spread out: 5,000 pages opened in a minute
+        # would otherwise all read the database in the same minute, ten minutes on.
+        next_read = time.monotonic() + floor * random.uniform(0.5, 1.0)
         while True:
             if version > seen:
                 try:
@@ -96,13 +113,14 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
             if left <= 0:
                 return
             if time.monotonic() >= next_read:  # the floor: a notice lost on its way
-                now_known = live.read_version(table_id) or 0
+                now_known = _read_or_zero(lambda: live.read_version(table_id))
                 next_read = time.monotonic() + floor
             else:  # from the notices: a quiet table's pages read nothing while they wait
-                now_known = live.current_version(table_id) or 0
+                now_known = _read_or_zero(lambda: live.current_version(table_id))
             version = live.wait_for_version(
                 table_id, seen, min(heartbeat, left), recheck,
-                lambda: live.read_version(table_id) or 0, known=now_known, redis_recheck=floor)
+                lambda: _read_or_zero(lambda: live.read_version(table_id)), known=now_known,
+                redis_recheck=floor)
             if version <= seen:
                 live.touch(table_id, who)
                 yield ": ping\n\n"

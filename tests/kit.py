@@ -42,10 +42,11 @@ def close_app(app: Any) -> None:
     worker = app.extensions.get("corazones_robots")
     if worker is not None:
         worker.stop()
-    from tables.db import db
+    from tables.db import db, dispose_read_pool
 
     with app.app_context():
         db.session.remove()
+        dispose_read_pool(db.engine)
         db.engine.dispose()
 
 

@@ -6,6 +6,7 @@ Last-Event-ID misses nothing, and bad input is refused. Streams here end after `
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,8 +36,12 @@ def events(p: Player, tid: str, since: int | None = None,
     assert r.status_code == 200, r.get_data(as_text=True)[:300]
     assert r.mimetype == "text/event-stream"
     assert r.headers["Cache-Control"] == "no-store"
+    return _blocks(r.get_data(as_text=True))
+
+
+def _blocks(text: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for block in r.get_data(as_text=True).split("\n\n"):
+    for block in text.split("\n\n"):
         if not block:
             continue
         fields: dict[str, Any] = {}
@@ -137,3 +142,55 @@ def test_a_bad_version_is_refused_in_spanish(app, query, header):
 
 def test_an_unknown_table_is_not_found(app):
     error(Player(app).client.get("/api/tables/nosuchtable/stream"), 404, "not_found")
+
+
+def test_a_stream_whose_version_reads_find_the_pool_busy_stays_open():
+    """Pages opened together reach their floor (the version re-read) together. When those reads
+    find the PostgreSQL read pool busy (a pool of one, held here; a wait of 50 ms), each read
+    gives up and the stream stays open on its notices and heartbeats, instead of ending in a
+    traceback (what 1,111 quiet pages of bench/load.py did, each at once). PostgreSQL whatever
+    DATABASE_URL says: SQLite reads have no pool to run dry."""
+    from flask_migrate import upgrade
+
+    from deploy.stack import drop_pg_schema, new_pg_schema
+    from tables.db import pool_options, reading
+    from tests.load.load_kit import PG_BASE
+
+    url, schema = new_pg_schema(PG_BASE)
+    app = make_app(url, STREAM_MAX=0.5, STREAM_HEARTBEAT=0.02, STREAM_RECHECK=0.01,
+                   ROBOT_WORKER="off",
+                   SQLALCHEMY_ENGINE_OPTIONS=pool_options(url, 1, 0, 0.05))
+    try:
+        with app.app_context():
+            upgrade(directory="migrations")
+        ana = Player(app)
+        tid = ana.create("Ana")
+        opened = ana.client.get(f"/api/tables/{tid}/stream?since=0", buffered=False)
+        assert opened.status_code == 200  # opened (its reads done); its events not read yet
+        taken, done = threading.Event(), threading.Event()
+
+        def hold_the_read_pool() -> None:  # its only connection, until the stream has ended
+            with app.app_context(), reading() as held:
+                held.exec_driver_sql("SELECT 1")
+                taken.set()
+                done.wait(30)
+
+        holder = threading.Thread(target=hold_the_read_pool, daemon=True)
+        holder.start()
+        assert taken.wait(10)
+        try:
+            busy = _blocks("".join(chunk.decode() for chunk in opened.response))
+        finally:
+            done.set()
+            holder.join(10)
+            opened.close()
+        pings = [e for e in busy if e.get(":") == "ping"]
+        assert len(pings) >= 3, busy  # it lived its STREAM_MAX, reading (and failing) each time
+        assert len(states(busy)) == 1
+        # the pool free again: the floor reads work and a change made meanwhile is heard
+        version = ana.act(tid, "chat", text="hola").get_json()["state"]["version"]
+        again = states(events(ana, tid, since=states(busy)[0]["state"]["version"]))
+        assert [s["state"]["version"] for s in again] == [version]
+    finally:
+        close_app(app)
+        drop_pg_schema(PG_BASE, schema)
