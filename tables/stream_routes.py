@@ -55,12 +55,13 @@ def _event(data: dict[str, Any]) -> str:
 
 
 def _read_or_zero(read: Callable[[], int | None]) -> int:
-    """A version the stream reads while it waits (the floor for a notice lost on its way), in an
-    event's place like the events' own reads; 0 when the read fails (the pools busy, the database
-    away): the stream stays open on the notices, and its next floor reads again."""
+    """A version the stream reads while it waits (the floor for a notice lost on its way); 0 when
+    the read fails (the pools busy, the database away): the stream stays open on the notices, and
+    its next floor reads again. It takes no event place: behind 5,000 open pages' floors in the
+    events' places, their events waited (bench/load.py: 94.9% of deliveries within 1 s, against
+    99.3% without)."""
     try:
-        with admission.event():
-            return read() or 0
+        return read() or 0
     except SQLAlchemyError:
         return 0
     finally:
