@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import robots
@@ -44,8 +46,10 @@ def _cached(p: Player, url: str) -> dict[str, Any]:
     return dict(r.get_json())
 
 
-def test_cached_states_and_logs_equal_fresh_reads_at_every_step(migrated):
-    # Redis on: every commit sends its change with the notice, as between real processes.
+@contextmanager
+def _app_sending_changes(migrated: str) -> Iterator[tuple[Any, list[str]]]:
+    """An app with Redis on (every commit sends its change with the notice, as between real
+    processes) and the list of the changes its commits sent, in order."""
     app = make_app(migrated, REDIS_URL=REDIS, ROBOT_WORKER="off")
     sent: list[str] = []
 
@@ -55,10 +59,15 @@ def test_cached_states_and_logs_equal_fresh_reads_at_every_step(migrated):
 
     hooks.register(keep)
     try:
-        _play_and_compare(app, sent)
+        yield app, sent
     finally:
         hooks.unregister(keep)
         close_app(app)
+
+
+def test_cached_states_and_logs_equal_fresh_reads_at_every_step(migrated: str) -> None:
+    with _app_sending_changes(migrated) as (app, sent):
+        _play_and_compare(app, sent)
 
 
 def _play_and_compare(app: Any, sent: list[str]) -> None:
@@ -248,19 +257,11 @@ def test_a_deck_change_is_logged_renews_the_snapshot_and_is_no_state_change(app)
 
 
 def test_a_change_sent_through_redis_makes_the_next_snapshot_where_the_one_before_is_held(
-        migrated):
+        migrated: str) -> None:
     """The real listener: another process's change (here published to Redis by hand, as that
     process would) gives this process the new snapshot before its pages wake, with no read. A
     change that does not parse is dropped and its notice still wakes the pages."""
-    app = make_app(migrated, REDIS_URL=REDIS, ROBOT_WORKER="off")
-    sent: list[str] = []
-
-    def keep(commit: hooks.Commit) -> None:
-        if commit.change is not None:
-            sent.append(commit.change)
-
-    hooks.register(keep)
-    try:
+    with _app_sending_changes(migrated) as (app, sent):
         host = Player(app)
         tid = host.create("Ana")
         held = snapshot.cached(tid)
@@ -286,6 +287,3 @@ def test_a_change_sent_through_redis_makes_the_next_snapshot_where_the_one_befor
         live._heard(f"{tid} {version + 1} {held.version}\n{{not json")
         assert snapshot.cached(tid) is held
         assert live._seen[tid] == version + 1
-    finally:
-        hooks.unregister(keep)
-        close_app(app)
