@@ -9,6 +9,7 @@ than a snapshot keeps."""
 from __future__ import annotations
 
 import random
+import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -278,6 +279,11 @@ def test_a_change_sent_through_redis_makes_the_next_snapshot_where_the_one_befor
         wait_until(lambda: (snapshot.cached(tid) or held).version == version)
         made = snapshot.cached(tid)
         assert made is not None and [r.payload.get("text") for r in made.chat][-1:] == ["hola"]
+        # Redis delivers in order: once a last notice is heard, neither the action's own
+        # message nor this one can still land on the steps below
+        last = f"t-{secrets.token_hex(10)}"
+        live._redis.publish(live.CHANNEL, f"{last} 1")
+        wait_until(lambda: live._seen.get(last) == 1)
         # held a different version: the change is not applied (the next read loads)
         snapshot.forget(tid)
         live._heard(wire)
