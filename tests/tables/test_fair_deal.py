@@ -219,11 +219,14 @@ def test_a_whole_game_every_hand_verifies(app: Any, tmp_path: Path) -> None:
 
     # The table expires: its seeds go with it; a finished game's deals stay readable.
     with app.app_context():
-        with write_transaction():  # the robots play game 2 meanwhile: queue as writers do
-            t = db.session.get(Table, tid)
-            assert t is not None
-            t.updated_at = t.updated_at.replace(year=2000)
-        assert expire_idle_tables(30) >= 1
+        def age_and_expire() -> int:
+            with write_transaction():  # the robots play game 2 meanwhile: queue as writers do
+                t = db.session.get(Table, tid)
+                assert t is not None
+                t.updated_at = t.updated_at.replace(year=2000)
+            return expire_idle_tables(30)  # 0 when a robot's move came in between: again
+
+        assert wait_until(lambda: age_and_expire() >= 1, 20, 0.0)
         assert db.session.query(DealSeeds).filter_by(table_id=tid).count() == 0
         db.session.rollback()
     for h, record in enumerate(records, 1):
