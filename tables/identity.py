@@ -73,7 +73,8 @@ def current_device_id() -> int | None:
 _known: dict[str, tuple[int, float, int]] = {}
 KNOWN_TTL = 60.0
 KNOWN_TTL_NOTIFIED = 3600.0
-#: Bumped by :func:`notices_changed`; 0 = no subscription (no notices reach this process).
+#: Bumped by :func:`notices_changed` each time the subscription begins or ends; ``_subscribed``
+#: while it holds (never without Redis).
 _subscription = 0
 _subscribed = False
 

@@ -118,8 +118,9 @@ def _heard(message: str) -> None:
     if len(parts) == 3 and body and _receiver is not None:
         try:
             _receiver(parts[0], int(parts[1]), int(parts[2]), body)
-        except Exception:  # a change that cannot be applied: the pages load the version
-            log.exception("change of table %s not applied", parts[0])
+        except Exception as err:  # a change that cannot be applied: the pages load the version
+            # the kind of error only: its text could quote the change, hands and all
+            log.warning("change of table %s not applied (%s)", parts[0], type(err).__name__)
     _note(parts[0], int(parts[1]))
 
 

@@ -61,11 +61,9 @@ def _read_or_zero(read: Callable[[], int | None]) -> int:
     events' places, their events waited (bench/load.py: 94.9% of deliveries within 1 s, against
     99.3% without)."""
     try:
-        return read() or 0
+        return read() or 0  # ``reading()`` gives its connection back (SQLite: rolls back)
     except SQLAlchemyError:
         return 0
-    finally:
-        db.session.rollback()
 
 
 @bp.get("/api/tables/<table_id>/stream")
@@ -94,8 +92,8 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
         yield f"retry: {RECONNECT_MS}\nevent: hello\ndata: {version}\n\n"
         live.touch(table_id, who)
         end = time.monotonic() + lifetime
-        # The floors of pages opened together are spread out: 5,000 pages opened in a minute
-        # would otherwise all read the database in the same minute, ten minutes on.
+        # The floors of pages opened together are spread out: 5,000 pages opened in the same
+        # seconds would otherwise all read the database in the same seconds, a floor later.
         next_read = time.monotonic() + floor * random.uniform(0.5, 1.0)
         while True:
             if version > seen:
