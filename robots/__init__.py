@@ -16,6 +16,10 @@ Levels (Normal by default):
   a strong hand. Well under a millisecond a decision.
 - ``dificil``: determinized Monte Carlo (robots/search.py) over deals consistent with what the seat
   knows, each candidate played out by the Normal policy; capped in simulated plays and CPU time.
+  While a moon is plausible each card is also played out going for it (the others stopping it),
+  and a sampled opponent with six hearts from the A♥ is played out going for one (so the search
+  values the cards that stop it). Its pass plays a few sensible passes out in the same sampled
+  deals (robots/passing.py) and keeps the Normal one unless another is clearly better.
 
 ``hint(view)`` is the Pista: the Difícil search with a small fixed budget and a fixed seed.
 Robots never renege (never a card of ``view["renege_cards"]``), never accuse and never chat.
@@ -29,8 +33,9 @@ from typing import Any
 from rules.cards import DECK, mask_of
 
 from .know import knowledge_of
+from .passing import PASS_TIME_LIMIT, search_pass
 from .policy import easy_pass, easy_play, moon_hand, pass_cards, play_card
-from .search import search_play
+from .search import moon_plausible, search_play
 
 LEVELS: tuple[str, ...] = ("facil", "normal", "dificil")
 LEVEL_LABELS: dict[str, str] = {"facil": "Fácil", "normal": "Normal", "dificil": "Difícil"}
@@ -56,9 +61,16 @@ def _cards(mask: int) -> list[str]:
     return [DECK[c] for c in range(52) if mask >> c & 1]
 
 
-def _pass(view: dict[str, Any], level: str) -> dict[str, Any]:
+def _pass(view: dict[str, Any], level: str, rng: random.Random,
+          time_limit: float | None) -> dict[str, Any]:
     hand = mask_of(view["hand"])
-    sel = easy_pass(hand) if level == "facil" else pass_cards(hand)
+    if level == "facil":
+        sel = easy_pass(hand)
+    elif level == "normal":
+        sel = pass_cards(hand)
+    else:
+        limit = None if time_limit is None else min(time_limit, PASS_TIME_LIMIT)
+        sel = search_pass(knowledge_of(view), str(view["pass_direction"]), rng, time_limit=limit)
     return {"type": "confirm_pass", "cards": _cards(sel)}
 
 
@@ -70,11 +82,12 @@ def _play(view: dict[str, Any], level: str, rng: random.Random, worlds: int,
     trick = [c for _, c in k.trick]
     if level == "facil":
         card = easy_play(k.hand, k.legal, trick, rng.random())
-    elif level == "normal" or moon_hand(k.start_hand):
+    elif level == "normal":
         card = play_card(k.me, k.hand, k.legal, trick, k.played, k.first_trick, k.points, k.voids,
                          shoot=moon_hand(k.start_hand))
     else:
-        card = search_play(k, rng, worlds=worlds, time_limit=time_limit)
+        card = search_play(k, rng, worlds=worlds, time_limit=time_limit,
+                           moon=moon_plausible(k))
     if not k.legal >> card & 1:  # pragma: no cover - a bug guard: never an illegal card
         card = min(c for c in range(52) if k.legal >> c & 1)
     return {"type": "play", "card": DECK[card]}
@@ -90,7 +103,7 @@ def decide(view: dict[str, Any], level: str, rng: random.Random,
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}")
     if _needs_pass(view):
-        return _pass(view, level)
+        return _pass(view, level, rng, time_limit)
     if _needs_play(view):
         return _play(view, level, rng, worlds, time_limit)
     raise ValueError("this view has no decision for its seat")

@@ -361,11 +361,12 @@ def pass_cards(hand: int) -> int:
         sel |= hand & SUIT_MASK[best_suit]
     while sel.bit_count() < 3:
         rest = hand & ~sel
-        sel |= 1 << _pass_danger(rest, hand, keep_queen)
+        sel |= 1 << pass_danger(rest, hand, keep_queen)
     return sel
 
 
-def _pass_danger(rest: int, hand: int, keep_queen: bool) -> int:
+def pass_danger(rest: int, hand: int, keep_queen: bool) -> int:
+    """The card of ``rest`` most worth passing: high ranks, high hearts, the Q♠ unless guarded."""
     best = -1
     best_score = -1e9
     m = rest
@@ -389,6 +390,22 @@ def _pass_danger(rest: int, hand: int, keep_queen: bool) -> int:
             best_score = score
             best = c
     return best
+
+
+def moon_pass(hand: int) -> int | None:
+    """The three lowest side cards when a moon is plausible with what is left, else None.
+
+    Five or more hearts headed by A♥ and K♥ or Q♥, and once the three lowest side cards are
+    gone at most three side cards below the jack (the Q♠ is never passed this way).
+    """
+    hearts = hand & HEARTS_MASK
+    if hearts.bit_count() < 5 or not hearts >> 38 & 1 or not hearts >> 36 & 3:
+        return None
+    side = sorted((c for c in range(52) if hand >> c & 1 and c // 13 != 2 and c != QS),
+                  key=lambda c: (c % 13, c))
+    if len(side) < 3 or sum(1 for c in side[3:] if c % 13 < 9) > 3:
+        return None
+    return (1 << side[0]) | (1 << side[1]) | (1 << side[2])
 
 
 def easy_play(hand: int, legal: int, trick: list[int], roll: float) -> int:

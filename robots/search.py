@@ -12,11 +12,14 @@ from __future__ import annotations
 import random
 import time
 
+from rules import HEARTS_MASK, SUIT_MASK, legal_mask
 from rules import QUEEN_OF_SPADES as QS
-from rules import SUIT_MASK, legal_mask
 
 from .know import Knowledge
 from .policy import high, low, play_card
+
+#: Hearts (held or taken, the A♥ among them) that make a sampled opponent go for the moon.
+OPP_MOON_HEARTS = 6
 
 
 def sample_hands(k: Knowledge, rng: random.Random, tries: int = 30) -> list[int]:
@@ -84,10 +87,13 @@ def rollout(
     points: list[int],
     voids: list[int],
     me: int = -1,
+    shooter: int = -1,
 ) -> list[int]:
     """Finish the hand with the Normal policy for all four seats; the hand's scores.
 
-    Only ``me`` tries to stop a moon: the search does not count on the others to do it.
+    Only ``me`` tries to stop a moon: the search does not count on the others to do it. With a
+    ``shooter``, that seat goes for the moon for as long as it holds every point taken, and every
+    other seat tries to stop it.
     """
     hands = list(hands)
     points = list(points)
@@ -100,7 +106,11 @@ def rollout(
             h = hands[seat]
             led = trick[0] // 13 if trick else -1
             legal = legal_mask(h, led, first, hearts_broken)
-            c = play_card(seat, h, legal, trick, played, first, points, voids, seat == me)
+            if shooter < 0:
+                c = play_card(seat, h, legal, trick, played, first, points, voids, seat == me)
+            else:
+                c = play_card(seat, h, legal, trick, played, first, points, voids, True,
+                              seat == shooter)
             if led >= 0 and c // 13 != led:
                 voids[seat] |= 1 << led
             if 26 <= c < 39:
@@ -155,30 +165,61 @@ def candidates(k: Knowledge) -> list[int]:
     return out
 
 
+def moon_plausible(k: Knowledge) -> bool:
+    """Worth searching a moon for: no other seat has a point, and this seat holds or took five
+    hearts with the A♥, or has taken ten points already."""
+    if any(k.has_points[s] for s in range(4) if s != k.me):
+        return False
+    mine = (k.hand | k.taken[k.me]) & HEARTS_MASK
+    return k.points[k.me] >= 10 or (mine.bit_count() >= 5 and bool(mine >> 38 & 1))
+
+
+def would_shoot(k: Knowledge, hands: list[int]) -> int:
+    """The other seat that goes for the moon in this sampled deal, or -1.
+
+    A seat that nobody else has taken a point from and that holds or took ``OPP_MOON_HEARTS``
+    hearts with the A♥ is played out going for the moon (the others, this seat first, stop it);
+    the search then values the cards that can stop it.
+    """
+    for s in range(4):
+        if s == k.me:
+            continue
+        mine = (hands[s] | k.taken[s]) & HEARTS_MASK
+        if mine.bit_count() >= OPP_MOON_HEARTS and mine >> 38 & 1:
+            if any(k.has_points[t] for t in range(4) if t != s):
+                return -1
+            return s
+    return -1
+
+
 def search_play(
     k: Knowledge,
     rng: random.Random,
     worlds: int = 300,
     budget_steps: int = 36000,
     time_limit: float | None = 0.25,
+    moon: bool = False,
 ) -> int:
     """The Difícil card: fewest mean points over sampled deals, playing out with the Normal policy.
 
     ``worlds`` caps the sampled deals, ``budget_steps`` the simulated card plays; candidates
     clearly worse than the best so far (paired over the same deals) stop being simulated.
     ``time_limit`` (seconds of this thread's CPU time, so a busy machine does not shorten the
-    search) is a safety stop (None: none, for reproducible results).
+    search) is a safety stop (None: none, for reproducible results). With ``moon`` every card is
+    also played out going for the moon (the others then try to stop it), and the card of the
+    better plan is kept.
     """
-    cands = candidates(k)
-    if len(cands) == 1:
-        return cands[0]
+    cards = candidates(k)
+    if len(cards) == 1:
+        return cards[0]
+    opts = [(c, False) for c in cards] + ([(c, True) for c in cards] if moon else [])
     start = time.thread_time()
     remaining = max(1, sum(k.cards_left))
     leader = (k.me - len(k.trick)) % 4
     trick = [c for _, c in k.trick]
     led = trick[0] // 13 if trick else -1
-    scores: list[list[int]] = [[] for _ in cands]
-    active = list(range(len(cands)))
+    scores: list[list[int]] = [[] for _ in opts]
+    active = list(range(len(opts)))
     steps = 0
     n = 0
     tries = 30
@@ -189,8 +230,9 @@ def search_play(
             break
         if tries and not _consistent(k, hands):
             tries = 0  # the voids cannot all be true: stop paying for strict attempts
+        threat = would_shoot(k, hands)
         for i in active:
-            c = cands[i]
+            c, shoot = opts[i]
             h = list(hands)
             h[k.me] = k.hand & ~(1 << c)
             voids = list(k.voids)
@@ -198,7 +240,8 @@ def search_play(
                 voids[k.me] |= 1 << led
             played = k.played | (1 << c)
             hb = k.hearts_broken or 26 <= c < 39
-            res = _finish(h, trick + [c], leader, played, k.tricks_done, hb, k.points, voids, k.me)
+            res = _finish(h, trick + [c], leader, played, k.tricks_done, hb, k.points, voids, k.me,
+                          k.me if shoot else threat)
             scores[i].append(res[k.me])
         n += 1
         steps += remaining * len(active)
@@ -209,8 +252,8 @@ def search_play(
         if time_limit is not None and time.thread_time() - start > time_limit:
             break
     m = len(scores[active[0]])
-    best = min(active, key=lambda i: (sum(scores[i][:m]), cands[i]))
-    return cands[best]
+    best = min(active, key=lambda i: (sum(scores[i][:m]), opts[i][1], opts[i][0]))
+    return opts[best][0]
 
 
 def _consistent(k: Knowledge, hands: list[int]) -> bool:
@@ -240,10 +283,10 @@ def _prune(active: list[int], scores: list[list[int]], n: int) -> list[int]:
 
 def _finish(
     hands: list[int], trick: list[int], leader: int, played: int, tricks_done: int, hb: bool,
-    points: list[int], voids: list[int], me: int,
+    points: list[int], voids: list[int], me: int, shooter: int = -1,
 ) -> list[int]:
     if len(trick) < 4:
-        return rollout(hands, trick, leader, played, tricks_done, hb, points, voids, me)
+        return rollout(hands, trick, leader, played, tricks_done, hb, points, voids, me, shooter)
     led = trick[0] // 13
     win = 0
     best = trick[0]
@@ -262,7 +305,7 @@ def _finish(
             if points[s] == 26:
                 return [0 if t == s else 26 for t in range(4)]
         return points
-    return rollout(hands, [], w, played, tricks_done + 1, hb, points, voids, me)
+    return rollout(hands, [], w, played, tricks_done + 1, hb, points, voids, me, shooter)
 
 
-__all__ = ["candidates", "high", "rollout", "sample_hands", "search_play"]
+__all__ = ["candidates", "high", "moon_plausible", "rollout", "sample_hands", "search_play"]
