@@ -18,11 +18,14 @@ with dificil_v1 in the same seat of the same deal; then Difícil against dificil
 (two seats each, every deal played twice with the seats swapped, on half as many deals). Moons
 shot and suffered per 100 hands, CPU per Difícil decision. ARENA_HARD (deals, 100; 0 skips),
 ARENA_HARD_SEATS (candidate seats per deal, 4; fewer rotate, for a quicker run),
-ARENA_HARD_FIRST (skip that many deals). With four seats, ~30 s of CPU a deal.
+ARENA_HARD_FIRST (skip that many deals). With four seats, ~30 s of CPU a deal. The hard fields
+use common random numbers (``view_rng``: every robot's decision is seeded by the arena's seed and
+the view), so hands of one deal stay alike until a decision differs; ARENA_SEEDED=0 turns it off.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -139,6 +142,18 @@ class Basico(Player):
         return basico_play(g.hands[seat], g.legal_mask(seat), [c for _, c in g.trick], g.played)
 
 
+def view_rng(v: dict[str, Any], seed: int) -> random.Random:
+    """A generator seeded by ``seed`` and what the seat sees (hand, exchange, cards played).
+
+    Common random numbers for the hard fields: two hands of the same deal that reach the same
+    view draw the same random numbers there, so players that choose alike play alike and the
+    paired difference measures the decisions that differ, not the searches' luck.
+    """
+    key = json.dumps([seed, v.get("seat"), v.get("phase"), v.get("hand"), v.get("passed"),
+                      v.get("received"), v.get("tricks"), v.get("trick")], sort_keys=True)
+    return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
+
+
 @dataclass
 class Robot(Player):
     level: str
@@ -148,9 +163,13 @@ class Robot(Player):
     name: str = "robot"
     kw: dict[str, Any] = field(default_factory=dict)  # extra decide() arguments (worlds, ...)
     pass_times: list[float] = field(default_factory=list)
+    seeded: int | None = None  # seed every decision from this and the view (see view_rng)
+
+    def _rng(self, v: dict[str, Any]) -> random.Random:
+        return self.rng if self.seeded is None else view_rng(v, self.seeded)
 
     def _decide(self, v: dict[str, Any]) -> dict[str, Any]:
-        return robots.decide(v, self.level, self.rng, **self.kw)
+        return robots.decide(v, self.level, self._rng(v), **self.kw)
 
     def pass3(self, g: Game, seat: int) -> list[str]:
         v = view_for(g, seat)
@@ -176,21 +195,22 @@ class Robot(Player):
 class DificilV1(Robot):
     """Difícil frozen as first shipped (bench/dificil_v1), reproducible (no time limit)."""
 
-    def __init__(self, rng: random.Random, name: str = "dificil_v1") -> None:
-        super().__init__("dificil", rng, name=name, kw={"time_limit": None})
+    def __init__(self, rng: random.Random, name: str = "dificil_v1",
+                 seeded: int | None = None) -> None:
+        super().__init__("dificil", rng, name=name, kw={"time_limit": None}, seeded=seeded)
 
     def _decide(self, v: dict[str, Any]) -> dict[str, Any]:
-        return dificil_v1.decide(v, "dificil", self.rng, **self.kw)
+        return dificil_v1.decide(v, "dificil", self._rng(v), **self.kw)
 
 
 class MoonShooter(Robot):
     """Goes for the moon whenever plausible (bench/moonshooter.py), else plays as DificilV1."""
 
-    def __init__(self, rng: random.Random) -> None:
-        super().__init__("moonshooter", rng, name="moonshooter")
+    def __init__(self, rng: random.Random, seeded: int | None = None) -> None:
+        super().__init__("moonshooter", rng, name="moonshooter", seeded=seeded)
 
     def _decide(self, v: dict[str, Any]) -> dict[str, Any]:
-        return moonshooter.decide(v, self.rng)
+        return moonshooter.decide(v, self._rng(v))
 
 
 def _os_action(c: int) -> int:
@@ -535,16 +555,21 @@ def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any
     decks = deals(first + n, seed + 1)[first:]
     out["hard_deals"] = n
     out["hard_seats_per_deal"] = min(4, per_deal)
-    new = Robot("dificil", random.Random(seed), name="dificil")
+    # Common random numbers (view_rng) unless ARENA_SEEDED=0; the candidate then searches without
+    # its CPU-time safety stop too (its step budget ends its searches first), as dificil_v1 does.
+    crn = seed if os.environ.get("ARENA_SEEDED", "1") != "0" else None
+    out["hard_seeded"] = crn is not None
+    new = Robot("dificil", random.Random(seed), name="dificil", seeded=crn,
+                kw={"time_limit": None} if crn is not None else {})
     fields: list[tuple[str, Player, bool]] = [
         ("vs_basico", Basico(), False),
-        ("vs_dificil_v1", DificilV1(random.Random(seed + 2)), True),
-        ("vs_moonshooters", MoonShooter(random.Random(seed + 3)), False),
+        ("vs_dificil_v1", DificilV1(random.Random(seed + 2), seeded=crn), True),
+        ("vs_moonshooters", MoonShooter(random.Random(seed + 3), seeded=crn), False),
     ]
     rows = []
     vs: list[float] = []
     for name, fld, comp_is_field in fields:
-        v1 = None if comp_is_field else DificilV1(random.Random(seed + 4))
+        v1 = None if comp_is_field else DificilV1(random.Random(seed + 4), seeded=crn)
         row = field_run(name, new, v1, fld, decks, per_deal, first)
         report_field(row, out, "dificil", "v1")
         rows.append(row)
@@ -556,7 +581,8 @@ def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any
             out["dificil_vs_basico_hard_decks"] = round(m, 3)
             out["dificil_vs_basico_hard_decks_se"] = round(se, 3)
             print(f"dificil vs basico {m:+.2f} ± {se:.2f} on these deals", flush=True)
-    h2h = head_to_head(new, DificilV1(random.Random(seed + 5)), decks[: max(1, n // 2)], first)
+    h2h = head_to_head(new, DificilV1(random.Random(seed + 5), seeded=crn), decks[: max(1, n // 2)],
+                       first)
     report_field(h2h, out, "dificil", "v1")
     rows.append(h2h)
     # Moons shot by each over the three fields (the same deals and seats for both).

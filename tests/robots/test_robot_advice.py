@@ -170,6 +170,21 @@ def test_arena_smoke(renege: str) -> None:
     assert hard.hands == 8 and all(0 <= p <= 26 for p in hard.points)
 
 
+def test_arena_hard_fields_with_common_random_numbers_pair_equal_players_exactly() -> None:
+    """Seeded from the view, two copies of one robot play every deal alike: a field compared
+    with itself differs by exactly nothing, so the paired difference measures decisions."""
+    arena = _arena()
+    decks = arena.deals(3, 11)
+    v1 = arena.DificilV1(random.Random(1), seeded=7)
+    v1.kw["worlds"] = 8
+    twin = arena.DificilV1(random.Random(2), seeded=7)
+    twin.kw["worlds"] = 8
+    row = arena.field_run("twin", twin, None, v1, decks, per_deal=1, progress=False)
+    assert row.diffs == [0.0, 0.0, 0.0]
+    draw = [arena.view_rng({"seat": s, "hand": ["2C"]}, 7).random() for s in (0, 0, 1)]
+    assert draw[0] == draw[1] != draw[2]
+
+
 def test_arena_ismcts_reference_plays_legally() -> None:
     arena = _arena()
     decks = arena.deals(2, 5)
