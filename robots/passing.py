@@ -15,6 +15,7 @@ import time
 
 from rules import HEARTS_MASK, QS_BIT, SUIT_MASK, pass_target
 
+from . import search
 from .know import Knowledge
 from .policy import moon_pass, pass_cards, pass_danger
 from .search import rollout, sample_hands
@@ -76,6 +77,18 @@ def candidates(hand: int) -> list[tuple[int, bool]]:
     return out
 
 
+def _shooter_after(me: int, hands: list[int]) -> int:
+    """The other seat that goes for the moon with its cards after the exchange, or -1 (the
+    play search's rule, ``search.OPP_MOON_HEARTS``): a pass that feeds a long heart suit with
+    high hearts is played out against a moon."""
+    for s in range(4):
+        if s != me:
+            hearts = hands[s] & HEARTS_MASK
+            if hearts.bit_count() >= search.OPP_MOON_HEARTS and hearts >> 38 & 1:
+                return s
+    return -1
+
+
 def search_pass(k: Knowledge, direction: str, rng: random.Random,
                 budget_steps: int = PASS_BUDGET,
                 time_limit: float | None = PASS_TIME_LIMIT) -> int:
@@ -97,7 +110,7 @@ def search_pass(k: Knowledge, direction: str, rng: random.Random,
                 after[pass_target(s, direction)] |= given[s]
             leader = next(s for s in range(4) if after[s] & 1)
             res = rollout(after, [], leader, 0, 0, False, [0, 0, 0, 0], [0, 0, 0, 0], me,
-                          shooter=me if moon else -1)
+                          shooter=me if moon else _shooter_after(me, after))
             scores[i].append(res[me])
         if time_limit is not None and n >= PASS_MIN_WORLDS \
                 and time.thread_time() - start > time_limit:
