@@ -79,14 +79,20 @@ def candidates(hand: int) -> list[tuple[int, bool]]:
 
 def _shooter_after(me: int, hands: list[int]) -> int:
     """The other seat that goes for the moon with its cards after the exchange, or -1 (the
-    play search's rule, ``search.OPP_MOON_HEARTS``): a pass that feeds a long heart suit with
-    high hearts is played out against a moon."""
+    play search's rule): a pass that feeds a long heart suit is played out against a moon."""
     for s in range(4):
-        if s != me:
-            hearts = hands[s] & HEARTS_MASK
-            if hearts.bit_count() >= search.OPP_MOON_HEARTS and hearts >> 38 & 1:
-                return s
+        if s != me and search.long_hearts(hands[s], search.OPP_MOON_HEARTS):
+            return s
     return -1
+
+
+def exchanged(hands: list[int], given: list[int], direction: str) -> tuple[list[int], int]:
+    """The four hands after each seat passed ``given[seat]`` in ``direction``, and the seat
+    holding the 2♣ (it leads)."""
+    after = [hands[s] & ~given[s] for s in range(4)]
+    for s in range(4):
+        after[pass_target(s, direction)] |= given[s]
+    return after, next(s for s in range(4) if after[s] & 1)
 
 
 def search_pass(k: Knowledge, direction: str, rng: random.Random,
@@ -105,10 +111,7 @@ def search_pass(k: Knowledge, direction: str, rng: random.Random,
         given = [0 if s == me else pass_cards(hands[s]) for s in range(4)]
         for i, (m, moon) in enumerate(cands):
             given[me] = m
-            after = [hands[s] & ~given[s] for s in range(4)]
-            for s in range(4):
-                after[pass_target(s, direction)] |= given[s]
-            leader = next(s for s in range(4) if after[s] & 1)
+            after, leader = exchanged(hands, given, direction)
             res = rollout(after, [], leader, 0, 0, False, [0, 0, 0, 0], [0, 0, 0, 0], me,
                           shooter=me if moon else _shooter_after(me, after))
             scores[i].append(res[me])
@@ -127,4 +130,4 @@ def search_pass(k: Knowledge, direction: str, rng: random.Random,
     return cands[0][0]
 
 
-__all__ = ["PASS_BUDGET", "PASS_TIME_LIMIT", "candidates", "search_pass"]
+__all__ = ["PASS_BUDGET", "PASS_TIME_LIMIT", "candidates", "exchanged", "search_pass"]

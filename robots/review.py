@@ -28,12 +28,12 @@ from rules import (
     SUIT_MASK,
     card_label,
     mask_of,
-    pass_target,
 )
 from rules import QUEEN_OF_SPADES as QS
 
 from . import decide
 from .know import Knowledge, knowledge_of
+from .passing import exchanged
 from .search import rollout, sample_hands
 
 #: Deals sampled per decision in a real review (tests pass fewer).
@@ -285,10 +285,7 @@ def review_pass(view: dict[str, Any], cards: list[str], *, worlds: int = REVIEW_
                 given[s] = _normal_pass(hands[s], s)
         for m in passes:
             given[me] = m
-            after = [hands[s] & ~given[s] for s in range(4)]
-            for s in range(4):
-                after[pass_target(s, direction)] |= given[s]
-            leader = next(s for s in range(4) if after[s] & 1)
+            after, leader = exchanged(hands, given, direction)
             result = rollout(after, [], leader, 0, 0, False, [0, 0, 0, 0], [0, 0, 0, 0], me)
             stats[m].add(result, None, me, True)
     best = min(passes, key=lambda m: (stats[m].mean, m != chosen, m))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 
-from rules import HEARTS_MASK, SUIT_MASK, legal_mask
+from rules import BIT, HEARTS_MASK, INDEX, SUIT_MASK, legal_mask
 from rules import QUEEN_OF_SPADES as QS
 
 from .know import Knowledge
@@ -20,6 +20,13 @@ from .policy import high, low, play_card
 
 #: Hearts (held or taken, the A♥ among them) that make a sampled opponent go for the moon.
 OPP_MOON_HEARTS = 6
+_AH_BIT = BIT[INDEX["AH"]]
+
+
+def long_hearts(cards: int, n: int) -> bool:
+    """``cards`` hold ``n`` hearts or more, the A♥ among them (the search's moon rules)."""
+    hearts = cards & HEARTS_MASK
+    return hearts.bit_count() >= n and bool(hearts & _AH_BIT)
 
 
 def sample_hands(k: Knowledge, rng: random.Random, tries: int = 30) -> list[int]:
@@ -170,8 +177,7 @@ def moon_plausible(k: Knowledge) -> bool:
     hearts with the A♥, or has taken ten points already."""
     if any(k.has_points[s] for s in range(4) if s != k.me):
         return False
-    mine = (k.hand | k.taken[k.me]) & HEARTS_MASK
-    return k.points[k.me] >= 10 or (mine.bit_count() >= 5 and bool(mine >> 38 & 1))
+    return k.points[k.me] >= 10 or long_hearts(k.hand | k.taken[k.me], 5)
 
 
 def would_shoot(k: Knowledge, hands: list[int]) -> int:
@@ -184,8 +190,7 @@ def would_shoot(k: Knowledge, hands: list[int]) -> int:
     for s in range(4):
         if s == k.me:
             continue
-        mine = (hands[s] | k.taken[s]) & HEARTS_MASK
-        if mine.bit_count() >= OPP_MOON_HEARTS and mine >> 38 & 1:
+        if long_hearts(hands[s] | k.taken[s], OPP_MOON_HEARTS):
             if any(k.has_points[t] for t in range(4) if t != s):
                 return -1
             return s
@@ -308,4 +313,7 @@ def _finish(
     return rollout(hands, [], w, played, tricks_done + 1, hb, points, voids, me, shooter)
 
 
-__all__ = ["candidates", "high", "moon_plausible", "rollout", "sample_hands", "search_play"]
+__all__ = [
+    "OPP_MOON_HEARTS", "candidates", "high", "long_hearts", "moon_plausible", "rollout",
+    "sample_hands", "search_play", "would_shoot",
+]
