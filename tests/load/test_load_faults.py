@@ -101,10 +101,10 @@ def test_sigkill_of_the_web_server_and_robots_under_load_loses_nothing(stack):
     privacy = privacy_audit(direct, out["seen"])
     assert privacy.problems == [] and privacy.acked_checked > 100, privacy.problems[:3]
     # robots resumed after their process was killed (the turns due when the clients stopped are
-    # still theirs to play: on a slow machine the restarted process may get to them only then),
-    # and humans after the last web restart
+    # still theirs to play: on a slow machine the restarted process may get to them only then,
+    # after its start-up and a searched pass or two), and humans after the last web restart
     wait_until(lambda: count(direct, ROBOT_MOVES_AFTER, at=naive_utc(robots_killed + 1)) > 0,
-               20, 0.2)
+               60, 0.2)
     assert count(direct, "SELECT count(*) FROM actions WHERE at > :at AND action_id IS NOT NULL",
                  at=naive_utc(kills[-1])) > 0
 
