@@ -321,12 +321,20 @@ def current(table_id: str, at_least: int | None = None) -> Snapshot | None:
         return load(table_id)
 
 
+def holds_log(snap: Snapshot, since: int, limit: int) -> bool:
+    """Whether :func:`log_rows` answers from the snapshot alone (no query)."""
+    if since >= snap.version:
+        return True
+    lo = max(since, snap.version - limit)
+    return bool(snap.log) and snap.log[0].version <= lo + 1
+
+
 def log_rows(snap: Snapshot, since: int, limit: int) -> list[Any]:
     """The log rows after ``since`` up to the snapshot's version (at most ``limit``, the last)."""
     if since >= snap.version:
         return []
     lo = max(since, snap.version - limit)
-    if snap.log and snap.log[0].version <= lo + 1:
+    if holds_log(snap, since, limit):
         return [r for r in snap.log if r.version > lo]
     a = Action.__table__
     with reading() as conn:

@@ -150,6 +150,17 @@ def state_and_log(
     return out
 
 
+def cached_state(
+    table_id: str, device_id: int | None, since: int, present: set[str] | None, at_least: int,
+) -> dict[str, Any] | None:
+    """``read_state`` when this process's snapshot answers it with no query (else None): the
+    snapshot is at ``at_least`` or later and holds the log since ``since``."""
+    snap = snapshot.cached(table_id)
+    if snap is None or snap.version < at_least or not snapshot.holds_log(snap, since, LOG_MAX):
+        return None
+    return state_and_log(snap, device_id, since, present)
+
+
 def read_state(
     table_id: str, device_id: int | None, since: int | None = None,
     present: set[str] | None = None, at_least: int | None = None,
