@@ -121,8 +121,8 @@ def _setup_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if _IMMEDIATE.get() else "BEGIN")
 
 
-#: Set while a gevent worker's transaction locks and holds a table's row (tables/seating.py
-#: ``locked_table``): its statements then wait for PostgreSQL without yielding to the event loop.
+#: Set while a gevent worker holds a table's row lock (tables/seating.py ``locked_table``): the
+#: transaction's statements then wait for PostgreSQL without yielding to the event loop.
 LOOP_HELD: contextvars.ContextVar[bool] = contextvars.ContextVar("loop_held", default=False)
 
 
@@ -137,15 +137,15 @@ def _holding_connection_class() -> Any:
 
     On a gevent worker psycopg waits for each answer cooperatively: the greenlet yields, and runs
     again only after every greenlet ready before it (other requests, the streams' events). Under
-    load each of an action's ~11 round trips waited a whole turn of the loop (15-100 ms) while it
-    held one of the worker's few request places, and from the locking statement on the table's
-    row lock: the transaction took ~300 ms and the requests behind it waited seconds for a place
-    (bench/load.py, PostgreSQL at 1-3 s a decision). PostgreSQL answers such a statement in well
-    under a millisecond, so from the locking statement to the commit the transaction waits with
-    psycopg's C wait, which blocks: the worker stops for the few milliseconds the transaction
-    lasts. Every ``HELD_TICK`` without an answer (a lock wait) the loop still gets one turn
-    (``gevent.sleep(0)``), so a statement waiting for a row of another greenlet's transaction
-    never stops the worker for good."""
+    load each of an action's ~10 round trips waited a whole turn of the loop (15-20 ms) while it
+    held the table's row lock and one of the worker's few request places: the action's
+    transaction took ~300 ms and the requests behind it waited seconds for a place (bench/load.py,
+    PostgreSQL at 1-3 s a decision). PostgreSQL answers such a statement in well under a
+    millisecond, so once the row lock is held (the one statement that waits for other
+    transactions), the rest of the transaction, its commit included, waits with psycopg's C wait,
+    which blocks: the worker stops for the few milliseconds the transaction lasts, and the lock
+    and the place are given back that many turns of the loop sooner. Every ``HELD_TICK`` without
+    an answer the loop still gets one turn (``gevent.sleep(0)``)."""
     import gevent
     import psycopg
     from psycopg import waiting

@@ -38,10 +38,11 @@ def locked_table(table_id: str) -> Iterator[Table | None]:
             if not is_sqlite():
                 stmt = stmt.with_for_update()
             stmt = stmt.execution_options(populate_existing=True)
-            # From the lock on, the commit included, the transaction keeps the event loop
-            # (tables/db.py ``LOOP_HELD``): a lock wait gives the loop a turn every tick.
+            row = db.session.execute(stmt).scalar_one_or_none()
+            # The row lock is held: the rest, the commit included, runs without yielding to
+            # the event loop (tables/db.py ``LOOP_HELD``).
             held = LOOP_HELD.set(True)
-            yield db.session.execute(stmt).scalar_one_or_none()
+            yield row
     finally:
         if held is not None:
             LOOP_HELD.reset(held)

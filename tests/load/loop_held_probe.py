@@ -1,6 +1,6 @@
 """Run by tests/load/test_loop_held.py in a process of its own, patched by gevent as a web worker
-is (gunicorn.conf.py): what an action's transaction does to the event loop from the statement
-that locks a table's row to its commit. Prints one JSON line."""
+is (gunicorn.conf.py): what an action's transaction does to the event loop once it holds a
+table's row lock. Prints one JSON line."""
 
 from gevent import monkey
 

@@ -1,5 +1,5 @@
-"""A gevent web worker's transaction keeps the event loop from the statement that locks a table's
-row to its commit (tables/db.py ``LOOP_HELD``), without ever stopping the worker for good."""
+"""A gevent web worker's transaction that holds a table's row lock keeps the event loop until it
+commits (tables/db.py ``LOOP_HELD``), without ever stopping the worker for good."""
 
 from __future__ import annotations
 
