@@ -16,11 +16,19 @@ from rules import BIT, HEARTS_MASK, INDEX, SUIT_MASK, legal_mask
 from rules import QUEEN_OF_SPADES as QS
 
 from .know import Knowledge
-from .policy import high, low, play_card
+from .policy import MOON_WORRY, high, low, play_card
 
 #: Hearts (held or taken, the A♥ among them) that make a sampled opponent go for the moon.
 OPP_MOON_HEARTS = 6
+#: A moon suspect (moon_suspect) goes for the moon in a sampled deal where it holds or took this
+#: many hearts, the A♥ or the K♥ among them ...
+SUSPECT_HEARTS = 4
+#: ... and in every sampled deal once it holds as many points as make the Normal robot worry.
+SUSPECT_SURE = MOON_WORRY
+#: Three passed side cards all below this rank index (0 is the 2; 9 the J) make a moon pass.
+LOW_PASS_RANK = 9
 _AH_BIT = BIT[INDEX["AH"]]
+_AH_KH = _AH_BIT | BIT[INDEX["KH"]]
 
 
 def long_hearts(cards: int, n: int) -> bool:
@@ -180,21 +188,74 @@ def moon_plausible(k: Knowledge) -> bool:
     return k.points[k.me] >= 10 or long_hearts(k.hand | k.taken[k.me], 5)
 
 
-def would_shoot(k: Knowledge, hands: list[int]) -> int:
+def moon_suspect(k: Knowledge) -> int:
+    """The other seat whose play so far says it may be going for the moon, or -1.
+
+    Either it holds every point taken this hand, or nobody has taken a point yet and it passed
+    this seat three low side cards (a pass that keeps the high cards and the hearts: the classic
+    moon pass).
+    """
+    holders = [s for s in range(4) if k.has_points[s]]
+    if len(holders) == 1:
+        return holders[0] if holders[0] != k.me else -1
+    if holders or k.pass_to is None or not k.received:
+        return -1
+    # The seat that passed to me sits as far the other way as the one I passed to.
+    sender = (2 * k.me - k.pass_to) % 4
+    low_side = all(c // 13 != 2 and c != QS and c % 13 < LOW_PASS_RANK
+                   for c in range(52) if k.received >> c & 1)
+    return sender if low_side else -1
+
+
+def would_shoot(k: Knowledge, hands: list[int], suspect: int = -1) -> int:
     """The other seat that goes for the moon in this sampled deal, or -1.
 
     A seat that nobody else has taken a point from and that holds or took ``OPP_MOON_HEARTS``
     hearts with the A♥ is played out going for the moon (the others, this seat first, stop it);
-    the search then values the cards that can stop it.
+    so is the ``suspect`` (``moon_suspect``) where it holds or took ``SUSPECT_HEARTS`` hearts
+    with the A♥ or the K♥. The search then values the cards that can stop it.
     """
     for s in range(4):
         if s == k.me:
             continue
-        if long_hearts(hands[s] | k.taken[s], OPP_MOON_HEARTS):
+        cards = hands[s] | k.taken[s]
+        if long_hearts(cards, OPP_MOON_HEARTS) or (
+                s == suspect and (k.points[s] >= SUSPECT_SURE or _suspect_hearts(cards))):
             if any(k.has_points[t] for t in range(4) if t != s):
                 return -1
             return s
     return -1
+
+
+def not_feeding(k: Knowledge, cards: list[int], suspect: int) -> list[int]:
+    """``cards`` less the ones that feed a moon suspect holding ``SUSPECT_SURE`` points, on a
+    trick it is winning: shed on it, no point card (unless only point cards are left); following
+    its hearts without beating them, the lowest heart (the high ones are the stoppers).
+
+    A seat that took every point so far and keeps winning is the one a moon comes from: a heart
+    given to it feeds the moon and the high hearts are the cards that can still stop it. The
+    sampled deals do not see this (they deal the suspect an ordinary hand), so it is a rule.
+    """
+    if suspect < 0 or k.points[suspect] < SUSPECT_SURE or not k.trick:
+        return cards
+    led = k.trick[0][1] // 13
+    winner, best = k.trick[0]
+    for s, c in k.trick[1:]:
+        if c // 13 == led and c > best:
+            winner, best = s, c
+    if winner != suspect:
+        return cards
+    if k.hand & SUIT_MASK[led]:
+        if led != 2 or any(c > best for c in cards):
+            return cards
+        return [min(cards)]
+    safe = [c for c in cards if not (c == QS or 26 <= c < 39)]
+    return safe or cards
+
+
+def _suspect_hearts(cards: int) -> bool:
+    hearts = cards & HEARTS_MASK
+    return hearts.bit_count() >= SUSPECT_HEARTS and bool(hearts & _AH_KH)
 
 
 def search_play(
@@ -214,7 +275,8 @@ def search_play(
     also played out going for the moon (the others then try to stop it), and the card of the
     better plan is kept.
     """
-    cards = candidates(k)
+    suspect = moon_suspect(k)
+    cards = not_feeding(k, candidates(k), suspect)
     if len(cards) == 1:
         return cards[0]
     opts = [(c, False) for c in cards] + ([(c, True) for c in cards] if moon else [])
@@ -235,7 +297,7 @@ def search_play(
             break
         if tries and not _consistent(k, hands):
             tries = 0  # the voids cannot all be true: stop paying for strict attempts
-        threat = would_shoot(k, hands)
+        threat = would_shoot(k, hands, suspect)
         for i in active:
             c, shoot = opts[i]
             h = list(hands)
@@ -314,6 +376,7 @@ def _finish(
 
 
 __all__ = [
-    "OPP_MOON_HEARTS", "candidates", "high", "long_hearts", "moon_plausible", "rollout",
+    "OPP_MOON_HEARTS", "candidates", "high", "long_hearts", "moon_plausible", "moon_suspect",
+    "not_feeding", "rollout",
     "sample_hands", "search_play", "would_shoot",
 ]

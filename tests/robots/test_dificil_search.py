@@ -9,7 +9,7 @@ from robots import passing
 from robots.know import knowledge_of
 from robots.passing import candidates, search_pass
 from robots.policy import pass_cards
-from robots.search import moon_plausible
+from robots.search import moon_plausible, moon_suspect, not_feeding
 from rules import Game, view_for
 from rules.cards import DECK, mask_of
 
@@ -125,3 +125,82 @@ def test_dificil_brings_home_a_moon_it_is_dealt() -> None:
             g.apply({**a, "seat": seat})
         moons += g.moon == 0
     assert moons >= 3
+
+
+def _seat_one_took_the_queen(**kw: object) -> dict[str, object]:
+    """Seven tricks: seat 1 took the Q♠ and nobody else a point; seat 1 leads J♦, seats 2 and 3
+    follow, and seat 0 (void in diamonds) holds three low clubs and the A♥ J♥ 5♥."""
+    tricks = [
+        _trick(1, 1, ["2C", "9C", "QC", "TC"], 3),
+        _trick(2, 3, ["5S", "2S", "8S", "AS"], 2),
+        _trick(3, 2, ["QD", "3D", "9D", "AD"], 1),
+        _trick(4, 1, ["KD", "AC", "5D", "8D"], 1),
+        _trick(5, 1, ["6S", "3S", "TS", "KS"], 0),
+        _trick(6, 0, ["6C", "8C", "KC", "JC"], 2),
+        _trick(7, 2, ["9S", "4S", "JS", "QS"], 1),
+    ]
+    hand = ["3C", "4C", "5C", "5H", "JH", "AH"]
+    v = _view(tricks=tricks, trick=[{"seat": 1, "card": "JD"}, {"seat": 2, "card": "7S"},
+                                    {"seat": 3, "card": "2D"}],
+              hand=hand, legal=hand, leader=1, hearts_broken=False,
+              points_taken=[0, 13, 0, 0], cards_left=[6, 5, 5, 5])
+    v.update(kw)
+    return v
+
+
+def test_the_moon_suspect_is_the_lone_point_holder_or_a_low_passer() -> None:
+    v = _seat_one_took_the_queen()
+    assert moon_suspect(knowledge_of(v)) == 1
+    # two seats with points: nobody is going for the moon any more
+    shared = _seat_one_took_the_queen(points_taken=[0, 13, 1, 0], tricks=[
+        *v["tricks"][:6], _trick(7, 2, ["9S", "4S", "JS", "QS"], 1),  # type: ignore[index]
+        _trick(8, 1, ["7D", "2H", "4D", "6D"], 2)])
+    assert moon_suspect(knowledge_of(shared)) == -1
+    # the points are mine: nobody else is a suspect
+    mine = _seat_one_took_the_queen(points_taken=[13, 0, 0, 0], tricks=[
+        *v["tricks"][:6], _trick(7, 2, ["9S", "4S", "QS", "JS"], 0)])  # type: ignore[index]
+    assert moon_suspect(knowledge_of(mine)) == -1
+    # Before any point: the seat that passed me three low side cards (a moon pass) ...
+    early = _view(tricks=[], trick=[], hand=["2C", "3C", "4D"], legal=["2C"], leader=0,
+                  hearts_broken=False, points_taken=[0, 0, 0, 0], cards_left=[13, 13, 13, 13],
+                  pass_direction="left", pass_to=1, passed=["AS", "KS", "AH"],
+                  received=["2C", "3C", "4D"])
+    assert moon_suspect(knowledge_of(early)) == 3
+    # ... not one that passed me the Q♠ or a heart or a high card
+    for cards in (["QS", "3C", "4D"], ["2H", "3C", "4D"], ["2C", "3C", "JD"]):
+        assert moon_suspect(knowledge_of({**early, "received": cards})) == -1
+    assert moon_suspect(knowledge_of({**early, "pass_to": 3})) == 1  # passing right: from 1
+
+
+def test_dificil_keeps_its_hearts_off_the_trick_of_a_moon_suspect() -> None:
+    """Seat 1 took the Q♠ alone and wins the J♦ trick: Difícil, void in diamonds, sheds a club,
+    not a heart (the A♥ is the card that can stop the moon later)."""
+    v = _seat_one_took_the_queen()
+    k = knowledge_of(v)
+    assert {DECK[c] for c in not_feeding(k, [1, 2, 3, 29, 35, 38], 1)} == {"3C", "4C", "5C"}
+    for seed in range(3):
+        card = robots.decide(v, "dificil", random.Random(seed), time_limit=None)["card"]
+        assert card in {"3C", "4C", "5C"}, card
+    # Below the worry mark (one point) the search is free to shed a heart on the holder.
+    small = knowledge_of(_seat_one_took_the_queen(points_taken=[0, 1, 0, 0]))
+    assert not_feeding(small, [1, 38], 1) == [1, 38]
+    # Only hearts left: one of them must go.
+    hearts = knowledge_of(_seat_one_took_the_queen(hand=["5H", "JH", "AH"],
+                                                   legal=["5H", "JH", "AH"]))
+    assert not_feeding(hearts, [29, 35, 38], 1) == [29, 35, 38]
+
+
+def test_dificil_keeps_its_high_hearts_under_a_moon_suspects_heart_lead() -> None:
+    """Seat 1 took the Q♠ alone and leads the A♥: Difícil follows with its lowest heart and keeps
+    Q♥ J♥, the cards that can take a heart from it later; one it can beat is the search's."""
+    hand = ["3C", "4C", "5C", "5H", "JH", "QH"]
+    v = _seat_one_took_the_queen(
+        hand=hand, legal=["5H", "JH", "QH"], hearts_broken=True,
+        trick=[{"seat": 1, "card": "AH"}, {"seat": 2, "card": "2H"}, {"seat": 3, "card": "3H"}])
+    k = knowledge_of(v)
+    assert [DECK[c] for c in not_feeding(k, [29, 35, 36], 1)] == ["5H"]
+    assert robots.decide(v, "dificil", random.Random(0), time_limit=None)["card"] == "5H"
+    beatable = _seat_one_took_the_queen(
+        hand=hand, legal=["5H", "JH", "QH"], hearts_broken=True,
+        trick=[{"seat": 1, "card": "9H"}, {"seat": 2, "card": "2H"}, {"seat": 3, "card": "3H"}])
+    assert not_feeding(knowledge_of(beatable), [29, 35, 36], 1) == [29, 35, 36]
