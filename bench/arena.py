@@ -18,9 +18,11 @@ with dificil_v1 in the same seat of the same deal; then Difícil against dificil
 (two seats each, every deal played twice with the seats swapped, on half as many deals). Moons
 shot and suffered per 100 hands, CPU per Difícil decision. ARENA_HARD (deals, 100; 0 skips),
 ARENA_HARD_SEATS (candidate seats per deal, 4; fewer rotate, for a quicker run),
-ARENA_HARD_FIRST (skip that many deals). With four seats, ~30 s of CPU a deal. The hard fields
-use common random numbers (``view_rng``: every robot's decision is seeded by the arena's seed and
-the view), so hands of one deal stay alike until a decision differs; ARENA_SEEDED=0 turns it off.
+ARENA_HARD_FIRST (skip that many deals), ARENA_HARD_FIELDS (which of vs_basico, vs_dificil_v1,
+vs_moonshooters, head_to_head to run; all by default). With four seats, ~30 s of CPU a deal.
+The hard fields use common random numbers (``view_rng``: every robot's decision is seeded by the
+arena's seed and the view), so hands of one deal stay alike until a decision differs;
+ARENA_SEEDED=0 turns it off.
 """
 
 from __future__ import annotations
@@ -549,6 +551,9 @@ def report_field(row: FieldRow, out: dict[str, Any], cand: str, comp: str) -> No
     out[f"{f}_{comp}_suffered_per100"] = round(k.per100(k.suffered), 2)
 
 
+HARD_FIELDS = "vs_basico,vs_dificil_v1,vs_moonshooters,head_to_head"
+
+
 def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any]) -> None:
     """Difícil against the hard fields (three moon-shooters, three dificil_v1, three Básico),
     each paired with dificil_v1 in the same seats, and Difícil against dificil_v1 head to head."""
@@ -566,9 +571,12 @@ def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any
         ("vs_dificil_v1", DificilV1(random.Random(seed + 2), seeded=crn), True),
         ("vs_moonshooters", MoonShooter(random.Random(seed + 3), seeded=crn), False),
     ]
+    wanted = os.environ.get("ARENA_HARD_FIELDS", HARD_FIELDS).split(",")
     rows = []
     vs: list[float] = []
     for name, fld, comp_is_field in fields:
+        if name not in wanted:
+            continue
         v1 = None if comp_is_field else DificilV1(random.Random(seed + 4), seeded=crn)
         row = field_run(name, new, v1, fld, decks, per_deal, first)
         report_field(row, out, "dificil", "v1")
@@ -581,20 +589,26 @@ def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any
             out["dificil_vs_basico_hard_decks"] = round(m, 3)
             out["dificil_vs_basico_hard_decks_se"] = round(se, 3)
             print(f"dificil vs basico {m:+.2f} ± {se:.2f} on these deals", flush=True)
-    h2h = head_to_head(new, DificilV1(random.Random(seed + 5), seeded=crn), decks[: max(1, n // 2)],
-                       first)
-    report_field(h2h, out, "dificil", "v1")
-    rows.append(h2h)
-    # Moons shot by each over the three fields (the same deals and seats for both).
-    c_shot = sum(r.cand.shot for r in rows[:3])
-    v_shot = sum(r.comp.shot for r in rows[:3])
-    hands = sum(len(r.cand.points) for r in rows[:3])
-    c_pts = statistics.fmean(p for r in rows[:3] for p in r.cand.points)
-    v_pts = statistics.fmean(p for r in rows[:3] for p in r.comp.points)
-    out["fields_dificil_shot_per100"] = round(100 * c_shot / hands, 2)
-    out["fields_v1_shot_per100"] = round(100 * v_shot / hands, 2)
-    out["fields_dificil_points"] = round(c_pts, 3)
-    out["fields_v1_points"] = round(v_pts, 3)
+    field_rows = list(rows)
+    if "head_to_head" in wanted:
+        h2h = head_to_head(new, DificilV1(random.Random(seed + 5), seeded=crn),
+                           decks[: max(1, n // 2)], first)
+        report_field(h2h, out, "dificil", "v1")
+        rows.append(h2h)
+    # Moons shot by each over the fields run (the same deals and seats for both).
+    hands = sum(len(r.cand.points) for r in field_rows)
+    c_shot = sum(r.cand.shot for r in field_rows)
+    v_shot = sum(r.comp.shot for r in field_rows)
+    if field_rows:
+        c_pts = statistics.fmean(p for r in field_rows for p in r.cand.points)
+        v_pts = statistics.fmean(p for r in field_rows for p in r.comp.points)
+        out["fields_dificil_shot_per100"] = round(100 * c_shot / hands, 2)
+        out["fields_v1_shot_per100"] = round(100 * v_shot / hands, 2)
+        out["fields_dificil_points"] = round(c_pts, 3)
+        out["fields_v1_points"] = round(v_pts, 3)
+        print(f"moons shot per 100 hands over the fields: dificil {100 * c_shot / hands:.1f}, "
+              f"v1 {100 * v_shot / hands:.1f}; points/hand dificil {c_pts:.2f}, "
+              f"v1 {v_pts:.2f}", flush=True)
     dump = os.environ.get("ARENA_HARD_DUMP")
     if dump:  # every hand's figures, to pool runs split with ARENA_HARD_FIRST
         raw = {r.name: {"diffs": r.diffs, "cand": r.cand.__dict__, "comp": r.comp.__dict__}
@@ -607,9 +621,7 @@ def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any
     out["dificil_ms_p99"] = round(ms(times, 0.99), 2)
     out["dificil_pass_ms_p99"] = round(ms(new.pass_times, 0.99), 2)
     out["dificil_decisions"] = len(times)
-    print(f"moons shot per 100 hands over the three fields: dificil {100 * c_shot / hands:.1f}, "
-          f"v1 {100 * v_shot / hands:.1f}; points/hand dificil {c_pts:.2f}, v1 {v_pts:.2f}; "
-          f"dificil CPU ms per decision p50 {ms(times, 0.5):.1f} p99 {ms(times, 0.99):.1f} "
+    print(f"dificil CPU ms per decision p50 {ms(times, 0.5):.1f} p99 {ms(times, 0.99):.1f} "
           f"({len(times)} decisions; passes p99 {ms(new.pass_times, 0.99):.1f})", flush=True)
 
 
