@@ -78,13 +78,25 @@ def test_service_worker_shows_the_push_and_opens_the_table(
             cdp.on("ServiceWorker.workerRegistrationUpdated", lambda ev: regs.update(
                 {r["scopeURL"]: r["registrationId"] for r in ev["registrations"]
                  if not r.get("isDeleted")}))
+            activated: set[str] = set()
+            cdp.on("ServiceWorker.workerVersionUpdated", lambda ev: activated.update(
+                v["registrationId"] for v in ev["versions"] if v.get("status") == "activated"))
             cdp.send("ServiceWorker.enable")
-            _until(page, lambda: f"{base}/" in regs)
+            _until(page, lambda: f"{base}/" in regs and regs[f"{base}/"] in activated)
             rid = regs[f"{base}/"]
 
-            cdp.send("ServiceWorker.deliverPushMessage",
-                     {"origin": base, "registrationId": rid, "data": json.dumps(payload)})
-            shown = wait_until(lambda: _notifications(page), 10)
+            def deliver(data: dict[str, Any], shown: Any) -> Any:
+                """Hand the push to the worker until ``shown`` holds: a push handed over CDP
+                can be lost on a loaded machine (a fresh-clone run saw no notice within 10 s);
+                the notice's tag keeps one notice per table however often it comes."""
+                for _ in range(3):
+                    cdp.send("ServiceWorker.deliverPushMessage",
+                             {"origin": base, "registrationId": rid, "data": json.dumps(data)})
+                    with contextlib.suppress(AssertionError):
+                        return wait_until(shown, 5)
+                raise AssertionError("the worker never showed the push")
+
+            shown = deliver(payload, lambda: _notifications(page))
             assert len(shown) == 1
             n = shown[0]
             assert n["title"] == "Te toca"
@@ -94,9 +106,7 @@ def test_service_worker_shows_the_push_and_opens_the_table(
             assert n["icon"].endswith("/static/icons/icon-192.png")
 
             newer = dict(payload, body="Mesa de Ana: juega tu carta", turn="g1:h1:play:0:1")
-            cdp.send("ServiceWorker.deliverPushMessage",
-                     {"origin": base, "registrationId": rid, "data": json.dumps(newer)})
-            wait_until(lambda: _notifications(page)[0]["body"] == newer["body"], 10)
+            deliver(newer, lambda: _notifications(page)[0]["body"] == newer["body"])
             assert len(_notifications(page)) == 1  # same tag: the newer replaced the older
 
             # The click: from another page of ours, the worker takes the window to the table.
