@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 import time
 
-from rules import BIT, HEARTS_MASK, INDEX, SUIT_MASK, legal_mask
+from rules import BIT, HEARTS_MASK, INDEX, POINTS_MASK, SUIT_MASK, legal_mask, trick_winner
 from rules import QUEEN_OF_SPADES as QS
 
 from .know import Knowledge
-from .policy import MOON_WORRY, high, low, play_card
+from .policy import MOON_WORRY, high, low, moon_threat, play_card
 
 #: Hearts (held or taken, the A♥ among them) that make a sampled opponent go for the moon.
 OPP_MOON_HEARTS = 6
@@ -227,29 +227,29 @@ def would_shoot(k: Knowledge, hands: list[int], suspect: int = -1) -> int:
     return -1
 
 
-def not_feeding(k: Knowledge, cards: list[int], suspect: int) -> list[int]:
-    """``cards`` less the ones that feed a moon suspect holding ``SUSPECT_SURE`` points, on a
-    trick it is winning: shed on it, no point card (unless only point cards are left); following
-    its hearts without beating them, the lowest heart (the high ones are the stoppers).
+def not_feeding(k: Knowledge, cards: list[int]) -> list[int]:
+    """``cards`` less the ones that feed the seat holding every point once it holds enough to
+    worry (``policy.moon_threat``), on a trick it is winning: shed on it, no point card (unless
+    only point cards are left); following its hearts without beating them, the lowest heart (the
+    high ones are the stoppers).
 
     A seat that took every point so far and keeps winning is the one a moon comes from: a heart
     given to it feeds the moon and the high hearts are the cards that can still stop it. The
-    sampled deals do not see this (they deal the suspect an ordinary hand), so it is a rule.
+    sampled deals do not see this (they deal that seat an ordinary hand), so it is a rule.
     """
-    if suspect < 0 or k.points[suspect] < SUSPECT_SURE or not k.trick:
+    threat = moon_threat(k.me, k.points)
+    if threat < 0 or not k.trick:
         return cards
-    led = k.trick[0][1] // 13
-    winner, best = k.trick[0]
-    for s, c in k.trick[1:]:
-        if c // 13 == led and c > best:
-            winner, best = s, c
-    if winner != suspect:
+    trick = [c for _, c in k.trick]
+    win = trick_winner(trick)
+    if k.trick[win][0] != threat:
         return cards
+    led = trick[0] // 13
     if k.hand & SUIT_MASK[led]:
-        if led != 2 or any(c > best for c in cards):
+        if led != 2 or any(c > trick[win] for c in cards):
             return cards
         return [min(cards)]
-    safe = [c for c in cards if not (c == QS or 26 <= c < 39)]
+    safe = [c for c in cards if not POINTS_MASK >> c & 1]
     return safe or cards
 
 
@@ -276,7 +276,7 @@ def search_play(
     better plan is kept.
     """
     suspect = moon_suspect(k)
-    cards = not_feeding(k, candidates(k), suspect)
+    cards = not_feeding(k, candidates(k))
     if len(cards) == 1:
         return cards[0]
     opts = [(c, False) for c in cards] + ([(c, True) for c in cards] if moon else [])

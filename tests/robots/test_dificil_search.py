@@ -177,17 +177,17 @@ def test_dificil_keeps_its_hearts_off_the_trick_of_a_moon_suspect() -> None:
     not a heart (the A♥ is the card that can stop the moon later)."""
     v = _seat_one_took_the_queen()
     k = knowledge_of(v)
-    assert {DECK[c] for c in not_feeding(k, [1, 2, 3, 29, 35, 38], 1)} == {"3C", "4C", "5C"}
+    assert {DECK[c] for c in not_feeding(k, [1, 2, 3, 29, 35, 38])} == {"3C", "4C", "5C"}
     for seed in range(3):
         card = robots.decide(v, "dificil", random.Random(seed), time_limit=None)["card"]
         assert card in {"3C", "4C", "5C"}, card
     # Below the worry mark (one point) the search is free to shed a heart on the holder.
     small = knowledge_of(_seat_one_took_the_queen(points_taken=[0, 1, 0, 0]))
-    assert not_feeding(small, [1, 38], 1) == [1, 38]
+    assert not_feeding(small, [1, 38]) == [1, 38]
     # Only hearts left: one of them must go.
     hearts = knowledge_of(_seat_one_took_the_queen(hand=["5H", "JH", "AH"],
                                                    legal=["5H", "JH", "AH"]))
-    assert not_feeding(hearts, [29, 35, 38], 1) == [29, 35, 38]
+    assert not_feeding(hearts, [29, 35, 38]) == [29, 35, 38]
 
 
 def test_dificil_keeps_its_high_hearts_under_a_moon_suspects_heart_lead() -> None:
@@ -198,9 +198,9 @@ def test_dificil_keeps_its_high_hearts_under_a_moon_suspects_heart_lead() -> Non
         hand=hand, legal=["5H", "JH", "QH"], hearts_broken=True,
         trick=[{"seat": 1, "card": "AH"}, {"seat": 2, "card": "2H"}, {"seat": 3, "card": "3H"}])
     k = knowledge_of(v)
-    assert [DECK[c] for c in not_feeding(k, [29, 35, 36], 1)] == ["5H"]
+    assert [DECK[c] for c in not_feeding(k, [29, 35, 36])] == ["5H"]
     assert robots.decide(v, "dificil", random.Random(0), time_limit=None)["card"] == "5H"
     beatable = _seat_one_took_the_queen(
         hand=hand, legal=["5H", "JH", "QH"], hearts_broken=True,
         trick=[{"seat": 1, "card": "9H"}, {"seat": 2, "card": "2H"}, {"seat": 3, "card": "3H"}])
-    assert not_feeding(knowledge_of(beatable), [29, 35, 36], 1) == [29, 35, 36]
+    assert not_feeding(knowledge_of(beatable), [29, 35, 36]) == [29, 35, 36]
