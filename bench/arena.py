@@ -595,11 +595,10 @@ def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any
                            decks[: max(1, n // 2)], first)
         report_field(h2h, out, "dificil", "v1")
         rows.append(h2h)
-    # Moons shot by each over the fields run (the same deals and seats for both).
-    hands = sum(len(r.cand.points) for r in field_rows)
-    c_shot = sum(r.cand.shot for r in field_rows)
-    v_shot = sum(r.comp.shot for r in field_rows)
-    if field_rows:
+    if field_rows:  # moons shot by each over the fields run (the same deals and seats for both)
+        hands = sum(len(r.cand.points) for r in field_rows)
+        c_shot = sum(r.cand.shot for r in field_rows)
+        v_shot = sum(r.comp.shot for r in field_rows)
         c_pts = statistics.fmean(p for r in field_rows for p in r.cand.points)
         v_pts = statistics.fmean(p for r in field_rows for p in r.comp.points)
         out["fields_dificil_shot_per100"] = round(100 * c_shot / hands, 2)
