@@ -6,7 +6,10 @@ gives the mean points each card leads to; ``review_pass(view, cards)`` does the 
 three cards passed against Difícil's pass and a few alternatives (the other seats pass as Normal
 does, then the hand is played out). Deals are sampled only from what the view shows
 (``know.knowledge_of``), with a fixed seed and no time limit: the same view gives the same review,
-whatever the hidden cards really were and however busy the machine is.
+whatever the hidden cards really were and however busy the machine is. The judgement is
+Difícil's: in the sampled deals a seat that may be going for the moon plays for it
+(``search.would_shoot``, the moon suspect among them), and the best card keeps Difícil's rules
+against feeding a moon (``search.not_feeding``).
 
 A decision is **marked** when the choice costs at least ``MARK`` points on average against the
 best option, and the difference is clearly more than the sampling noise. A forced card (one legal
@@ -34,7 +37,7 @@ from rules import QUEEN_OF_SPADES as QS
 from . import decide
 from .know import Knowledge, knowledge_of
 from .passing import exchanged
-from .search import rollout, sample_hands
+from .search import moon_suspect, not_feeding, rollout, sample_hands, would_shoot
 
 #: Deals sampled per decision in a real review (tests pass fewer).
 REVIEW_WORLDS = 400
@@ -143,8 +146,10 @@ def _groups(k: Knowledge, legal: int) -> dict[int, int]:
     return out
 
 
-def _play_out(k: Knowledge, hands: list[int], card: int) -> tuple[list[int], list[int] | None]:
-    """Play ``card`` for the seat in one sampled deal and finish the hand."""
+def _play_out(k: Knowledge, hands: list[int], card: int,
+              shooter: int = -1) -> tuple[list[int], list[int] | None]:
+    """Play ``card`` for the seat in one sampled deal and finish the hand (``shooter``, as in
+    Difícil's search, goes for the moon and the others stop it)."""
     trick = [c for _, c in k.trick]
     leader = (k.me - len(trick)) % 4
     led = trick[0] // 13 if trick else -1
@@ -156,7 +161,7 @@ def _play_out(k: Knowledge, hands: list[int], card: int) -> tuple[list[int], lis
     played = k.played | (1 << card)
     broken = k.hearts_broken or 26 <= card < 39
     result = rollout(h, trick + [card], leader, played, k.tricks_done, broken, list(k.points),
-                     voids, k.me)
+                     voids, k.me, shooter)
     return result, None
 
 
@@ -177,16 +182,22 @@ def review_play(view: dict[str, Any], card: str, *, worlds: int = REVIEW_WORLDS,
     stats = {c: _Stats() for c in reps}
     # Q♠ not taken yet: still in a hand, or on the table in this trick.
     queen_before = not (k.played & ~mask_of([DECK[c] for _, c in k.trick])) & QS_BIT
+    suspect = moon_suspect(k)
     for _ in range(worlds):
         hands = sample_hands(k, rng)
+        threat = would_shoot(k, hands, suspect)
         for c in reps:
-            result, raw = _play_out(k, hands, c)
+            result, raw = _play_out(k, hands, c, threat)
             stats[c].add(result, raw, k.me, queen_before)
+    # Difícil's rules against feeding a moon choose among the cards first: the best is what it
+    # would play, and a card they rule out is shown only when it was the player's.
+    allowed = not_feeding(k, [c for c in reps if legal >> c & 1]) or reps
+    shown = set(allowed) | {groups[chosen]}
     options = sorted(
         ({"card": DECK[c], "points": round(stats[groups[c]].mean, 2)}
-         for c in range(52) if evaluated >> c & 1),
+         for c in range(52) if evaluated >> c & 1 and groups[c] in shown),
         key=lambda o: (o["points"], o["card"] != DECK[chosen]))
-    best_rep = min(reps, key=lambda c: (stats[c].mean, c != groups[chosen], c))
+    best_rep = min(allowed, key=lambda c: (stats[c].mean, c != groups[chosen], c))
     mine = stats[groups[chosen]]
     best = stats[best_rep]
     best_card = best_rep

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import copy
 
+import robots
 from robots.review import review_pass, review_play
 from rules import Game, Options, view_for
 from tests.robots.review_kit import dealt_for, game_at, view_at
+from tests.robots.test_dificil_search import _seat_one_took_the_queen
 
 WORLDS = 24  # small: the tests check judgement and determinism, not precision
 
@@ -92,3 +94,19 @@ def test_the_pass_is_judged_against_dificils_and_the_same_view_gives_the_same_re
     assert review_pass(copy.deepcopy(view), mine, worlds=WORLDS) == r
     if r["marked"]:
         assert r["reason"] and r["cost"] >= 1
+
+
+def test_a_moon_suspects_trick_is_judged_as_dificil_and_la_pista_play_it() -> None:
+    """Seat 1 took the Q♠ alone and wins the J♦ trick; the player, void in diamonds, holds three
+    low clubs and A♥ J♥ 5♥. Its play-outs alone would shed the A♥ (fewest points in them), but
+    Difícil keeps its hearts off a moon suspect's trick: the best card is a club, the one La Pista
+    gives, and the hearts the rule keeps are not offered unless they were the player's."""
+    view = _seat_one_took_the_queen()
+    hint = robots.hint(view)["card"]
+    assert hint in {"3C", "4C", "5C"}
+    r = review_play(view, "5H", worlds=WORLDS)
+    assert r["best"] in {"3C", "4C", "5C"}
+    assert {o["card"] for o in r["options"]} == {"3C", "4C", "5C", "5H"}
+    shed = review_play(view, "AH", worlds=WORLDS)
+    assert shed["best"] == r["best"] and not shed["marked"]
+    assert {o["card"] for o in shed["options"]} == {"3C", "4C", "5C", "AH"}
