@@ -236,7 +236,9 @@ def test_reneges_and_accusations_are_kept_and_not_exported(app):
 
 
 def test_records_survive_rematches_leavers_and_the_tables_expiry(app):
-    tid, (ana, beto) = lobby(app, humans=2, target=50)
+    # A game to 100 cannot end within two hands (at most 52 points each), so the hands after
+    # Beto's are there to show his stand-in (at 50 a random deal could end it in the second).
+    tid, (ana, beto) = lobby(app, humans=2, target=100)
     ana.act(tid, "start")
     # Beto leaves in the second hand: a robot plays his seat to the end.
     play_out([ana, beto], tid, seed=3, until=lambda st: st["view"]["hand_number"] >= 2)
