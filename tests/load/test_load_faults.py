@@ -77,10 +77,7 @@ ROBOT_MOVES_AFTER = """SELECT count(*) FROM actions a JOIN seats s
 def test_sigkill_of_the_web_server_and_robots_under_load_loses_nothing(stack):
     s, direct, _ = stack
     tables = [("humans", True), ("humans", False), ("facil", True), ("normal", False)]
-    # After the last kill (12 s) the clients play on for 14 s: on a slow machine each restart
-    # takes seconds, and with 18 s a table with robots could be left at its human's turn from
-    # the robots' kill on, the page not yet back, so no robot turn came due (seen once).
-    h = play_in_background(s.url, tables, duration=26)
+    h = play_in_background(s.url, tables, duration=18)
     kills = []
     for at in (4, 8, 12):
         # the kills are spread over the clients' fixed-length run: the moment is the scenario
