@@ -236,6 +236,7 @@ def _perform_locked(
         raise errors.STALE.error()
     ctx = Ctx(table, seats, load_game(table), device_id, action_id, version, robot_seat,
               request_digest=digest)
+    clock.begin_action()
     mine = ctx.me if robot_seat is None else None
     if mine is not None and mine.standin and kind not in PAGE_TYPES:
         clock.take_back_locked(ctx, mine)  # the person is back
@@ -246,11 +247,14 @@ def _perform_locked(
     done = _Done(Outcome(table_id, table.version, None), before=before, device_id=device_id)
     if ctx.rows:
         table.updated_at = utcnow()  # before the clock's queries flush the row: one UPDATE
-        clock_state = clock.sync_locked(table, seats, ctx.game)
+        prior = snapshot.cached(table_id)
+        known = (prior.pace, prior.clock) if prior is not None and prior.version == before \
+            else None
+        clock_state = clock.sync_locked(table, seats, ctx.game, known)
         db.session.flush()
         # Kept once the commit succeeds; read before it (the commit expires the objects).
         done.change = snapshot.change_of(table, seats, ctx.game, clock_state, ctx.rows, before)
-        done.snap = snapshot.extend(snapshot.cached(table_id), done.change)
+        done.snap = snapshot.extend(prior, done.change)
         done.changed = True
     else:
         db.session.flush()

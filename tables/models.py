@@ -80,6 +80,10 @@ class Table(db.Model):  # type: ignore[name-defined,misc]
     #: A table «Jugar en vivo» formed (tables/matchmaking.py): listed in Mesas en vivo, open to
     #: spectators, nobody sits by link. Only the matcher sets it; link tables never are.
     public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: The version the seat clocks (ClockSeat) were last brought up to, in the same row as the
+    #: version so that the action's own UPDATE keeps it: below ``version``, a commit left the
+    #: clocks behind (a crash before its after-commit hook) and the scheduler catches up.
+    clock_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class Seat(db.Model):  # type: ignore[name-defined,misc]
@@ -146,13 +150,12 @@ class Viewer(db.Model):  # type: ignore[name-defined,misc]
 
 
 class ClockTable(db.Model):  # type: ignore[name-defined,misc]
-    """A table's pace, and the table version the seat clocks were last brought up to."""
+    """A table's pace (the version its clocks were brought up to is ``Table.clock_version``)."""
 
     __tablename__ = "clock_tables"
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"),
                                           primary_key=True)
     pace: Mapped[str] = mapped_column(String(16), default=DEFAULT_PACE)
-    seen_version: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class ClockSeat(db.Model):  # type: ignore[name-defined,misc]

@@ -38,8 +38,10 @@ TABLE_FIELDS = ("id", "name", "target", "renege", "deck", "robot_level", "hand_l
                 "rated", "public")
 SEAT_FIELDS = ("seat", "kind", "name", "robot_name", "device_id", "left", "wants_rematch",
                "link_gen", "standin", "vacant")
+#: Every column of a seat clock row but its ids: what the state shows, and what the next action's
+#: clock bookkeeping starts from (tables/clock.py: sync_locked).
 CLOCK_FIELDS = ("seat", "turn_key", "started_at", "deadline", "expires_at", "reserve_key",
-                "reserve_left", "summary")
+                "reserve_left", "time_up_version", "standin_version", "summary")
 LOG_FIELDS = ("version", "type", "seat", "game_number", "payload", "events", "at")
 #: Log rows kept per snapshot: a page that is behind by more reads the rest from the database.
 LOG_KEEP = 48
@@ -250,7 +252,8 @@ def load(table_id: str) -> Snapshot | None:
     prior = cached(table_id)
     with reading() as conn:
         row = conn.execute(
-            select(*[t.c[f] for f in TABLE_FIELDS], t.c.game_json).where(t.c.id == table_id)
+            select(*[t.c[f] for f in TABLE_FIELDS], t.c.game_json, t.c.clock_version)
+            .where(t.c.id == table_id)
         ).one_or_none()
         if row is None:
             return None
@@ -262,12 +265,11 @@ def load(table_id: str) -> Snapshot | None:
         game = Game.from_json(m["game_json"]) if m["game_json"] else None
         seats = _rows(conn, select(*[s.c[f] for f in SEAT_FIELDS])
                       .where(s.c.table_id == table_id).order_by(s.c.seat))
-        crow = conn.execute(select(ct.c.pace, ct.c.seen_version)
-                            .where(ct.c.table_id == table_id)).one_or_none()
+        crow = conn.execute(select(ct.c.pace).where(ct.c.table_id == table_id)).one_or_none()
         pace = crow.pace if crow is not None else None
         # Clock rows behind the version (a crash between a commit and the clock's bookkeeping):
         # the scheduler brings them up to date without a new version, so do not keep these.
-        steady = crow is None or crow.seen_version >= version
+        steady = crow is None or m["clock_version"] >= version
         clock = {r.seat: r for r in _rows(
             conn, select(*[cs.c[f] for f in CLOCK_FIELDS]).where(cs.c.table_id == table_id))}
         cols = [a.c[f] for f in LOG_FIELDS]

@@ -443,7 +443,7 @@ def test_a_commit_the_clock_missed_is_caught_up_and_time_up_is_no_game_change(ca
     # as if the process died between a commit and the clock's bookkeeping
     with capp.app_context():
         db.session.query(models.ClockSeat).filter_by(table_id=tid).delete()
-        db.session.get(models.ClockTable, tid).seen_version = 0
+        db.session.get(models.Table, tid).clock_version = 0
         db.session.commit()
     snapshot.forget(tid)  # the process that died took its cached snapshot with it
     assert not poll(ana, tid)["table"]["clock"]["seats"][1].get("expires_at")

@@ -1,0 +1,81 @@
+"""What one card costs the database: the statements of the action's transaction, in order.
+
+Every statement is a round trip made while the table's lock is held (on a gevent worker, a turn
+of the event loop as well), so a new one is a cost every action pays; this list says which.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from tests.kit import Player, lobby
+
+pytestmark = pytest.mark.db
+
+#: A card played at a table of four people, after the pass: the table row locked, the seats,
+#: the action id's earlier use, the log entry, the table row (its version and the clocks'), the
+#: two seat clocks that changed written at once (the rows as they were come from the snapshot of
+#: the version before), and whether anyone takes pushes.
+CARD = [
+    ("SELECT", "tables"), ("SELECT", "seats"), ("SELECT", "actions"), ("INSERT", "actions"),
+    ("UPDATE", "tables"), ("UPDATE", "clock_seats"), ("SELECT", "push_subscriptions"),
+]
+
+
+def _shape(sql: str) -> tuple[str, str] | None:
+    """(verb, first table) of a statement; None for the transaction's own (BEGIN, COMMIT)."""
+    verb = sql.split(None, 1)[0].upper()
+    if verb in ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"):
+        return None
+    where = {"SELECT": r"\bFROM\s+(\w+)", "INSERT": r"\bINTO\s+(\w+)",
+             "UPDATE": r"^UPDATE\s+(\w+)", "DELETE": r"\bFROM\s+(\w+)"}[verb]
+    found = re.search(where, sql, re.IGNORECASE)
+    assert found, sql
+    return verb, found.group(1)
+
+
+def _first_to_play(app: Any) -> tuple[str, Player]:
+    tid, players = lobby(app, humans=4, robots_=0)
+    players[0].act(tid, "start")
+    for p in players:
+        p.act(tid, "confirm_pass", cards=p.state(tid)["view"]["hand"][:3])
+    for p in players:
+        view = p.state(tid)["view"]
+        if view["seat"] in view["to_act"]:
+            assert "2C" in view["hand"]
+            return tid, p
+    raise AssertionError("nobody holds the 2♣")
+
+
+def test_a_card_is_one_transaction_of_seven_statements(app: Any) -> None:
+    from tables.db import _read_engine, db, is_sqlite
+
+    tid, holder = _first_to_play(app)
+    with app.app_context():
+        writer = db.engine
+        reader = None if is_sqlite() else _read_engine(db.engine)
+    seen: dict[str, list[str]] = {"writer": [], "reader": []}
+
+    def on(name: str) -> Any:
+        def note(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            seen[name].append(statement)
+        return note
+
+    listeners = [(writer, on("writer"))] + ([(reader, on("reader"))] if reader else [])
+    for engine, fn in listeners:
+        event.listen(engine, "before_cursor_execute", fn)
+    try:
+        answer = holder.act(tid, "play", card="2C").get_json()
+    finally:
+        for engine, fn in listeners:
+            event.remove(engine, "before_cursor_execute", fn)
+    assert answer["state"]["view"]["trick"][0]["card"] == "2C"
+    shapes = [s for s in map(_shape, seen["writer"]) if s is not None]
+    assert shapes == CARD, seen["writer"]
+    # The answer is built from the change itself: no read after the commit.
+    assert seen["reader"] == []
+    assert all("clock_tables" not in s for s in seen["writer"])
