@@ -481,3 +481,58 @@ def test_a_bad_pace_is_refused_and_the_default_is_no_clock(capp, pace):
     assert p.state(tid)["table"]["pace"] == "sin_reloj"
     error(p.act(tid, "standin", expect=None, seat=1), 409, "wrong_phase")
     error(p.act(tid, "standin", expect=None, seat=7), 400, "bad_seat")
+
+
+def _clock_rows_agree(app: Any, tid: str) -> int:
+    """The seat clock rows the process's snapshot holds (which the next action starts from
+    instead of reading them) equal the database's, every column; returns the version."""
+    from sqlalchemy import select
+
+    with app.app_context():
+        version = db.session.get(Table, tid).version  # type: ignore[union-attr]
+        stored = {r.seat: {f: getattr(r, f) for f in clock.SEAT_COLUMNS}
+                  for r in db.session.execute(select(models.ClockSeat)
+                                              .where(models.ClockSeat.table_id == tid)).scalars()}
+        db.session.rollback()
+    snap = snapshot.cached(tid)
+    assert snap is not None and snap.version == version
+    held = {seat: {f: getattr(r, f) for f in clock.SEAT_COLUMNS} for seat, r in snap.clock.items()}
+    assert held == stored
+    return version
+
+
+def test_the_clock_rows_an_action_starts_from_are_the_databases(capp, fake):
+    """After every action of a hand with the live clock, a stand-in and the person's return, the
+    snapshot the action made holds the seat clock rows exactly as stored (time used, reserve,
+    time up, stand-in): what the next action starts from."""
+    tid, (ana, beto) = table_with(capp, "en_vivo")
+    rng = random.Random(5)
+    for p in (ana, beto):
+        fake.advance(40)  # beyond the 30 s of grace: the reserve is spent
+        pass_three(p, tid)
+        _clock_rows_agree(capp, tid)
+    versions = set()
+    stood_in = came_back = False
+    for _ in range(30):
+        st = wait_until(lambda: my_turn(ana, tid, 0) or my_turn(beto, tid, 1), 15)
+        v = st["view"]
+        if v["phase"] != "playing":
+            break
+        seat = 0 if 0 in v["to_act"] else 1
+        if seat == 1 and not stood_in:
+            fake.advance(200)  # Beto's grace and reserve run out: Ana calls the stand-in
+            ana.act(tid, "standin", seat=1)
+            stood_in = True
+            versions.add(_clock_rows_agree(capp, tid))
+            continue
+        if seat == 1 and not came_back:
+            beto.act(tid, "come_back")
+            came_back = True
+            versions.add(_clock_rows_agree(capp, tid))
+            continue
+        fake.advance(rng.choice((1, 20)))
+        p = ana if seat == 0 else beto
+        action = robots.decide(poll(p, tid)["view"], "facil", rng)
+        p.act(tid, action.pop("type"), **action)
+        versions.add(_clock_rows_agree(capp, tid))
+    assert stood_in and came_back and len(versions) >= 10
