@@ -485,17 +485,25 @@ def test_a_bad_pace_is_refused_and_the_default_is_no_clock(capp, pace):
 
 def _clock_rows_agree(app: Any, tid: str) -> int:
     """The seat clock rows the process's snapshot holds (which the next action starts from
-    instead of reading them) equal the database's, every column; returns the version."""
+    instead of reading them) equal the database's, every column; returns the version. Robots
+    play meanwhile: compared once the snapshot and the database are at the same version."""
     from sqlalchemy import select
 
-    with app.app_context():
-        version = db.session.get(Table, tid).version  # type: ignore[union-attr]
-        stored = {r.seat: {f: getattr(r, f) for f in clock.SEAT_COLUMNS}
-                  for r in db.session.execute(select(models.ClockSeat)
-                                              .where(models.ClockSeat.table_id == tid)).scalars()}
-        db.session.rollback()
-    snap = snapshot.cached(tid)
-    assert snap is not None and snap.version == version
+    def at_rest() -> tuple[Any, dict[int, Any], int] | None:
+        snap = snapshot.cached(tid)
+        with app.app_context():
+            version = db.session.execute(select(Table.version).where(Table.id == tid)).scalar()
+            stored = {r.seat: {f: getattr(r, f) for f in clock.SEAT_COLUMNS}
+                      for r in db.session.execute(
+                          select(models.ClockSeat).where(models.ClockSeat.table_id == tid)
+                      ).scalars()}
+            again = db.session.execute(select(Table.version).where(Table.id == tid)).scalar()
+            db.session.rollback()
+        if snap is None or not snap.version == version == again:
+            return None
+        return snap, stored, int(version)
+
+    snap, stored, version = wait_until(at_rest, 15)
     held = {seat: {f: getattr(r, f) for f in clock.SEAT_COLUMNS} for seat, r in snap.clock.items()}
     assert held == stored
     return version
