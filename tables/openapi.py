@@ -61,13 +61,17 @@ CSRF = {"name": "X-CSRFToken", "in": "header", "required": True,
 SINCE = {"type": "integer", "minimum": 0, "maximum": 10**12 - 1}
 #: One server-sent event as parsed from the stream (OpenAPI 3.0: a text/event-stream ``schema``
 #: describes each event): ``hello`` carries the current version, ``state`` carries JSON (the
-#: long-poll's answer) under the id of its version; heartbeat comments are not events.
+#: long-poll's answer) under the id of its version, ``patch`` (with ``?patch=1``) what changed
+#: since the stream's previous event; heartbeat comments are not events.
 STREAM_EVENT = {
     "type": "object", "required": ["event", "data"],
     "properties": {
-        "event": {"type": "string", "enum": ["hello", "state"]},
+        "event": {"type": "string", "enum": ["hello", "state", "patch"]},
         "data": {"type": "string", "description": "hello: the version; state: StateAndLog "
-                                                   "as JSON"},
+                                                   "as JSON; patch: {base, version, patch, log} "
+                                                   "as JSON, where patch turns the state of "
+                                                   "version base (the stream's previous event) "
+                                                   "into this version's (tables/patches.py)"},
         "id": {"type": "string", "pattern": "^[0-9]{1,12}$"},
         "retry": {"type": "integer", "minimum": 0}}}
 
@@ -238,9 +242,14 @@ def _core_document() -> dict[str, Any]:
                 "summary": "Server-sent events: `hello` (the current version), then one `state` "
                            "event (id = version, data = state and log after the previous one) "
                            "per change, `: ping` comments as heartbeat; the answer ends after "
-                           "STREAM_MAX s and the page reconnects with Last-Event-ID",
+                           "STREAM_MAX s and the page reconnects with Last-Event-ID; with "
+                           "`patch=1`, every event after the first is a `patch`",
                 "parameters": [TABLE_ID, {"name": "since", "in": "query", "required": False,
-                                          "allowEmptyValue": True, "schema": SINCE}],
+                                          "allowEmptyValue": True, "schema": SINCE},
+                               {"name": "patch", "in": "query", "required": False,
+                                "description": "1: the events after the first carry only what "
+                                               "changed; anything else: whole states",
+                                "schema": {"type": "string"}}],
                 "responses": {"200": {"description": "an event stream",
                                       "content": {"text/event-stream": {
                                           "schema": STREAM_EVENT}}},
