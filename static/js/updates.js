@@ -1,12 +1,32 @@
 // Following a table: a server-sent event stream (one long response carries every change of the
 // table, already filtered for this viewer), with the long-poll as the fallback for browsers and
 // proxies that drop or buffer streams. A dropped stream reconnects by itself and starts again from
-// the last version it delivered (Last-Event-ID), so nothing is missed; the state is always whole.
+// the last version it delivered (Last-Event-ID), so nothing is missed. After its first event the
+// stream sends only what changed since its previous one (a patch, tables/patches.py), merged here
+// into the state the stream delivered last.
 import { getJSON } from './api.js';
 
 const HELLO_MS = 10000; // a stream silent this long after opening is held back by a proxy
 const FAILS_BEFORE_POLL = 3; // streams that never worked on this page: then the long-poll
 const BACKOFF_MAX_MS = 15000;
+
+// The state of a patch's base with the patch merged in: a value replaces, null included; an object
+// merges into the object it replaces, unless it comes as {$set: object} (replaced whole).
+export function applyPatch(base, patch) {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      if ('$set' in value) out[key] = value.$set;
+      else {
+        const before = out[key];
+        out[key] = applyPatch(before && typeof before === 'object' && !Array.isArray(before) ? before : {}, value);
+      }
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
 
 // api: the table's API path; version(): the version this page has; onState(state, log);
 // onOnline(bool): the connection's state for the page; reload(): read the whole state again.
@@ -30,8 +50,9 @@ export function followTable({ api, version, onState, onOnline, reload }) {
 
   function openStream() {
     closeStream();
-    const src = new EventSource(`${api}/stream?since=${version()}`);
+    const src = new EventSource(`${api}/stream?since=${version()}&patch=1`);
     es = src;
+    let streamed = null; // the last state this stream delivered: what its next patch is made from
     helloTimer = setTimeout(() => { if (es === src) failed(src, true); }, HELLO_MS);
     src.addEventListener('hello', () => {
       clearTimeout(helloTimer);
@@ -44,7 +65,24 @@ export function followTable({ api, version, onState, onOnline, reload }) {
       let res = null;
       try { res = JSON.parse(ev.data); } catch { return; }
       onOnline(true);
-      if (res && res.state) onState(res.state, res.log || []);
+      if (res && res.state) {
+        streamed = res.state;
+        onState(res.state, res.log || []);
+      }
+    });
+    // A patch turns the state this stream sent last into the new one (the server keeps the same
+    // one); the page may be further on already (its own action's answer), which onState sees.
+    src.addEventListener('patch', (ev) => {
+      let res = null;
+      try { res = JSON.parse(ev.data); } catch { return; }
+      onOnline(true);
+      if (!res || !res.patch) return;
+      if (!streamed || streamed.version !== res.base) {
+        if (es === src) openStream(); // cannot happen with this server: start again, whole
+        return;
+      }
+      streamed = applyPatch(streamed, res.patch);
+      onState(streamed, res.log || []);
     });
     src.onerror = () => { if (es === src) failed(src, false); };
   }

@@ -110,6 +110,8 @@ def test_four_players_and_a_spectator(server: str, browser: Browser) -> None:
     assert set(CARD_RE.findall(html)) <= public
     streamed = spectator.evaluate("window.__streamed")
     assert streamed, "the spectator's page followed the table on its stream"
+    # after the stream's first whole state, only what changed (tables/patches.py)
+    assert spectator.evaluate("window.__patches") > 0
     bodies += streamed
     leaked = set()
     for b in bodies:
@@ -122,14 +124,20 @@ def test_four_players_and_a_spectator(server: str, browser: Browser) -> None:
         c.close()
 
 
-#: Wraps the page's EventSource so that every ``state`` event's data is kept in window.__streamed.
+#: Wraps the page's EventSource so that every ``state`` and ``patch`` event's data is kept in
+#: window.__streamed (and the patches counted in window.__patches).
 STREAM_RECORDER = """(() => {
   const Native = window.EventSource;
   window.__streamed = [];
+  window.__patches = 0;
   window.EventSource = class extends Native {
     constructor(...args) {
       super(...args);
       this.addEventListener('state', (ev) => window.__streamed.push(ev.data));
+      this.addEventListener('patch', (ev) => {
+        window.__patches += 1;
+        window.__streamed.push(ev.data);
+      });
     }
   };
 })()"""
