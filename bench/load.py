@@ -50,6 +50,7 @@ from load_audit import audit_database, privacy_audit  # noqa: E402
 
 from deploy import budget  # noqa: E402
 from deploy.stack import Stack, drop_pg_schema, new_pg_schema, pg_connections  # noqa: E402
+from tables import patches  # noqa: E402
 
 PG_BASE = os.environ.get("BENCH_DATABASE_URL",
                          "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -204,7 +205,8 @@ class Seat:
 
     async def stream_loop(self) -> None:
         """Follow the table on its server-sent event stream as a browser's EventSource does:
-        reconnect after a drop with the last id (Last-Event-ID), never miss a version."""
+        reconnect after a drop with the last id (Last-Event-ID), never miss a version; after the
+        first whole state, merge each patch into the state the stream delivered last."""
         run = self.run
         await asyncio.sleep(self.start_delay)
         last: str | None = None
@@ -216,7 +218,8 @@ class Seat:
             try:
                 async with self.s.get(
                         f"{run.url}/api/tables/{self.tid}/stream",
-                        params={"since": str(self.state.get("version", 0))}, headers=headers,
+                        params={"since": str(self.state.get("version", 0)), "patch": "1"},
+                        headers=headers,
                         timeout=run.aiohttp.ClientTimeout(total=None, sock_read=60)) as r:
                     if r.status != 200:
                         if r.status == 503:
@@ -226,11 +229,23 @@ class Seat:
                         await asyncio.sleep(1.0)
                         continue
                     event, data_lines = "", list[str]()
+                    streamed: dict[str, Any] | None = None  # what the next patch is made from
                     async for raw in r.content:
                         line = raw.decode().rstrip("\r\n")
                         if line == "":
                             if event == "state" and data_lines:
-                                self.take(json.loads("\n".join(data_lines)), started, time.time())
+                                data = json.loads("\n".join(data_lines))
+                                streamed = data["state"]
+                                self.take(data, started, time.time())
+                            elif event == "patch" and data_lines:
+                                data = json.loads("\n".join(data_lines))
+                                if streamed is None or streamed["version"] != data["base"]:
+                                    run.error(f"patch on {data['base']}, stream at "
+                                              f"{streamed and streamed['version']}")
+                                    break
+                                streamed = patches.apply(streamed, data["patch"])
+                                self.take({"state": streamed, "log": data["log"]}, started,
+                                          time.time())
                             event, data_lines = "", []
                         elif line.startswith("event:"):
                             event = line[6:].strip()
