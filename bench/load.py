@@ -231,8 +231,11 @@ class Seat:
                     event, data_lines = "", list[str]()
                     streamed: dict[str, Any] | None = None  # what the next patch is made from
                     async for raw in r.content:
+                        run.stream_bytes += len(raw)
                         line = raw.decode().rstrip("\r\n")
                         if line == "":
+                            if event in ("state", "patch") and data_lines:
+                                run.stream_events += 1
                             if event == "state" and data_lines:
                                 data = json.loads("\n".join(data_lines))
                                 streamed = data["state"]
@@ -335,6 +338,8 @@ class Run:
         self.stale = 0
         self.retries = 0
         self.unavailable = 0
+        self.stream_bytes = 0  # every byte the pages' streams brought, and their state events
+        self.stream_events = 0
         self.tables: dict[str, str] = {}
 
     def error(self, what: str) -> None:
@@ -440,6 +445,7 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
     run.responses.clear()
     return {"latency": run.latency, "deliveries": run.deliveries, "acked": run.acked,
             "errors": run.errors, "stale": run.stale, "retries": run.retries,
+            "stream_bytes": run.stream_bytes, "stream_events": run.stream_events,
             "unavailable": run.unavailable, "seen": run.seen,
             "tables": run.tables, "start": start_wall, "end": end_wall,
             "seats": len(all_seats)}
@@ -916,6 +922,9 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         "error_samples": sorted(set(errors))[:5],
         "stale_refusals": sum(r["stale"] for r in results),
         "retries": sum(r["retries"] for r in results),
+        # what a page's stream carries per change it hears (the whole run, warm-up included)
+        "stream_bytes_per_event": round(sum(r["stream_bytes"] for r in results)
+                                        / max(1, sum(r["stream_events"] for r in results))),
         "robot_decisions_per_s": round(log["robot_decisions"] / window, 1),
         "robot_decisions_by_level": log["robot_decisions_by_level"],
         "robot_hands": log["robot_hands"],
