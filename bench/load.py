@@ -338,7 +338,7 @@ class Run:
         self.stale = 0
         self.retries = 0
         self.unavailable = 0
-        self.stream_bytes = 0  # every byte the pages' streams brought, and their state events
+        self.stream_bytes = 0  # every byte the pages' streams brought, and their states and patches
         self.stream_events = 0
         self.tables: dict[str, str] = {}
 

@@ -33,13 +33,26 @@ def _diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
             out[key] = _whole(value)
             continue
         before = old[key]
-        if before == value:
+        if _same(before, value):
             continue
         if isinstance(before, dict) and isinstance(value, dict):
             out[key] = _diff(before, value) if before.keys() <= value.keys() else {SET: value}
         else:
             out[key] = _whole(value)
     return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON: ``True`` is not ``1`` there, though Python's ``==`` says it is."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    return bool(a == b)
 
 
 def _whole(value: Any) -> Any:

@@ -10,7 +10,7 @@ delivered or recovered (the state is whole, the log covers what happened after t
 
 With ``?patch=1`` (the table page asks for it) every event after the stream's first is a
 ``patch``: ``{"base", "version", "patch", "log"}``, where ``patch`` turns the state this stream
-sent last (at version ``base``) into the new one (tables/patches.py): about a sixth of the bytes.
+sent last (at version ``base``) into the new one (tables/patches.py): about a quarter of the bytes.
 The page keeps the state its stream last delivered to apply the next patch to.
 
 A comment every ``STREAM_HEARTBEAT`` seconds keeps proxies from closing an idle stream, tells the
