@@ -56,13 +56,13 @@ def _since() -> int:
 def _event(data: dict[str, Any], sent: dict[str, Any] | None = None) -> str:
     """A ``state`` event, or the ``patch`` from ``sent`` (the state this stream sent last)."""
     version = int(data["state"]["version"])
-    kind = "state"
     patch = patches.diff(sent, data["state"]) if sent is not None else None
-    if sent is not None and patch is not None:
-        kind = "patch"
-        data = {"base": sent["version"], "version": version, "patch": patch, "log": data["log"]}
-    body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return f"id: {version}\nevent: {kind}\ndata: {body}\n\n"
+    if sent is None or patch is None:
+        body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        return f"id: {version}\nevent: state\ndata: {body}\n\n"
+    body = json.dumps({"base": sent["version"], "version": version, "patch": patch,
+                       "log": data["log"]}, separators=(",", ":"), ensure_ascii=False)
+    return f"id: {version}\nevent: patch\ndata: {body}\n\n"
 
 
 def _read_or_zero(read: Callable[[], int | None]) -> int:

@@ -116,6 +116,7 @@ def test_sigkill_of_the_web_server_and_robots_under_load_loses_nothing(stack):
                    60, 0.2)
         host = HttpPlayer(s.url)
         r = host.post("/api/tables", {"host_name": "Ana", "target": 50})
+        assert r.status_code == 201, r.text
         tid = r.json()["table_id"]
         for seat in (1, 2, 3):
             assert host.act(tid, "add_robot", seat=seat).status_code == 200
