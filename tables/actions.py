@@ -166,19 +166,20 @@ def perform(
                                 or not 0 <= version <= VERSION_MAX):
         raise errors.BAD_VERSION.error()
 
-    with locked_table(table_id) as table:
-        if table is None:
-            raise errors.NOT_FOUND.error()
-        done = _perform_locked(table, kind, device_id, action_id, version, robot_seat, body,
-                               new_device)
+    with snapshot.in_commit_order(table_id):
+        with locked_table(table_id) as table:
+            if table is None:
+                raise errors.NOT_FOUND.error()
+            done = _perform_locked(table, kind, device_id, action_id, version, robot_seat, body,
+                                   new_device)
+        if done.snap is not None:
+            snapshot.store(table_id, done.snap)
     device_id = done.device_id
     if done.retry_base is not None:  # an action id applied before: the same answer, read now
         if robot_seat is None:
             done.outcome.answer = read_state(table_id, device_id, since=done.retry_base,
                                              present=present, at_least=done.outcome.version)
         return done.outcome
-    if done.snap is not None:
-        snapshot.store(table_id, done.snap)
     if done.changed:
         after_commit(table_id, done.outcome.version, done.humans, done.robot_due, done.change,
                      done.subscribed)

@@ -105,6 +105,19 @@ def store(table_id: str, snap: Snapshot) -> None:
             _cache.popitem(last=False)
 
 
+#: An action takes its table's stripe from before it locks the row until it has kept the snapshot
+#: it made: the next action on the table in this process then starts from that snapshot. (Without
+#: it, a thread that locked the row between another's commit and its store found no snapshot of
+#: the version before, made none, and left the table's snapshot behind until a read loaded it.)
+_commit_locks = [threading.Lock() for _ in range(1024)]
+
+
+def in_commit_order(table_id: str) -> threading.Lock:
+    """The lock that keeps this process's actions on ``table_id`` and their snapshots in order
+    (take it before the table's row lock, never while holding another table's)."""
+    return _commit_locks[hash(table_id) % len(_commit_locks)]
+
+
 def forget(table_id: str | None = None) -> None:
     """Drop one table's snapshot (or all): e.g. after rows were changed behind the action path."""
     with _cache_lock:

@@ -293,3 +293,64 @@ def test_a_change_sent_through_redis_makes_the_next_snapshot_where_the_one_befor
         live._heard(f"{tid} {version + 1} {held.version}\n{{not json")
         assert snapshot.cached(tid) is held
         assert live._seen[tid] == version + 1
+
+
+def test_robots_passing_at_once_leave_the_snapshot_at_the_tables_version(
+        migrated: str, monkeypatch: Any) -> None:
+    """Three robots pass at the same moment (three threads of one process, as the robot worker's):
+    each action starts from the snapshot the one before it kept, so the process ends holding the
+    table's current version without any read. Keeping a snapshot is slowed here so that a thread
+    would lock the row between another's commit and its keeping, were they not kept in order."""
+    from sqlalchemy import select
+
+    from tables import actions
+    from tables.db import db
+    from tables.models import Table
+
+    app = make_app(migrated, ROBOT_WORKER="off")
+    store = snapshot.store
+
+    def slow_store(table_id: str, snap: snapshot.Snapshot) -> None:
+        time.sleep(0.05)
+        store(table_id, snap)
+
+    try:
+        host = Player(app)
+        tid = host.create("Ana")
+        for seat in (1, 2, 3):
+            host.act(tid, "add_robot", seat=seat)
+        host.act(tid, "start")
+        before = host.state(tid)["version"]
+        held = snapshot.cached(tid)
+        assert held is not None and held.version == before
+        monkeypatch.setattr(snapshot, "store", slow_store)
+        rng = random.Random(3)
+        passes = {seat: robots.decide(held.view(seat), "normal", rng) for seat in (1, 2, 3)}
+        ready = threading.Barrier(3)
+        failed: list[BaseException] = []
+
+        def robot(seat: int) -> None:
+            try:
+                with app.app_context():
+                    ready.wait()
+                    actions.perform(tid, None, dict(passes[seat]), robot_seat=seat)
+                    db.session.remove()
+            except BaseException as e:  # reported below, in the test's thread
+                failed.append(e)
+
+        threads = [threading.Thread(target=robot, args=(seat,)) for seat in (1, 2, 3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not failed, failed
+        with app.app_context():
+            version = db.session.execute(select(Table.version).where(Table.id == tid)).scalar()
+            db.session.rollback()
+        assert version == before + 3
+        kept = snapshot.cached(tid)
+        assert kept is not None and kept.version == version
+        seen = kept.view(0)
+        assert seen is not None and seen["pass_confirmed"][1:] == [True, True, True]
+    finally:
+        close_app(app)
