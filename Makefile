@@ -5,6 +5,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 FLASK := $(VENV)/bin/flask --app app
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+# Test processes (pytest-xdist), one per core here; each file runs whole in one of them, on that
+# process's own database. TEST_PROCS=0 runs the suite in one process.
+TEST_PROCS ?= 2
+PYTEST := $(PY) -m pytest -n $(TEST_PROCS) --dist loadfile
 
 .PHONY: run serve test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-deal bench-load bench-mismesas bench-live clean
 
@@ -47,10 +51,10 @@ lint: $(VENV)/.installed
 test: $(VENV)/.installed chromium lint test-sqlite test-postgres
 
 test-sqlite: $(VENV)/.installed
-	$(PY) -m pytest
+	$(PYTEST)
 
 test-postgres: $(VENV)/.installed
-	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m pytest -m db
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PYTEST) -m db
 
 bench-rules: $(VENV)/.installed
 	$(PY) bench/rules_bench.py

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,10 @@ def instance_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def database_url(instance_dir: Path) -> Iterator[str]:
+@contextmanager
+def _new_database(folder: Path) -> Iterator[str]:
+    """An empty database: a SQLite file in ``folder``, or a fresh PostgreSQL schema (dropped
+    after) when DATABASE_URL points at PostgreSQL."""
     base = os.environ.get("DATABASE_URL", "")
     if base.startswith("postgresql"):
         import sqlalchemy as sa
@@ -41,11 +44,10 @@ def database_url(instance_dir: Path) -> Iterator[str]:
                 conn.exec_driver_sql(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
             engine.dispose()
     else:
-        yield "sqlite:///" + str(instance_dir / "test.db")
+        yield "sqlite:///" + str(folder / "test.db")
 
 
-@pytest.fixture(scope="session")
-def migrated(database_url: str) -> str:
+def _migrate(database_url: str) -> str:
     from flask_migrate import upgrade
 
     from app import create_app
@@ -58,6 +60,27 @@ def migrated(database_url: str) -> str:
 
         db.engine.dispose()
     return database_url
+
+
+@pytest.fixture(scope="session")
+def database_url(instance_dir: Path) -> Iterator[str]:
+    with _new_database(instance_dir) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def migrated(database_url: str) -> str:
+    """The session's database, shared by the tests (each makes its own tables)."""
+    return _migrate(database_url)
+
+
+@pytest.fixture(scope="module")
+def own_database(tmp_path_factory: pytest.TempPathFactory, instance_dir: Path) -> Iterator[str]:
+    """A migrated database for one module alone: for tests of work that looks at every table of
+    the database (what the robot processes do next), which other modules' tables, left in any
+    order, must not change."""
+    with _new_database(tmp_path_factory.mktemp("own")) as url:
+        yield _migrate(url)
 
 
 @pytest.fixture()

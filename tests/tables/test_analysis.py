@@ -50,10 +50,11 @@ class Game:
 
 
 @pytest.fixture(scope="module")
-def game(migrated: str) -> Iterator[Game]:
-    """A finished game of Ana, Beto and Carla with a robot. Its robot plays in a worker that is
-    then stopped: the tests drive a worker of their own by hand."""
-    app = make_app(migrated, ROBOT_WORKER="off", ANALYSIS_WORLDS=WORLDS, ANALYSIS_PROCS=1,
+def game(own_database: str) -> Iterator[Game]:
+    """A finished game of Ana, Beto and Carla with a robot, in a database of its own (whether
+    analysis work is taken depends on every table's robot turns). Its robot plays in a worker
+    that is then stopped: the tests drive a worker of their own by hand."""
+    app = make_app(own_database, ROBOT_WORKER="off", ANALYSIS_WORLDS=WORLDS, ANALYSIS_PROCS=1,
                    ANALYSIS_POLL=0.1)
     players = RobotWorker(app)
     app.extensions["corazones_robots"] = players
