@@ -93,10 +93,11 @@ def _listen(url: str) -> None:
     while True:
         try:
             client = redis.Redis.from_url(url)
-            pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+            # redis-py types pubsub() and listen() in some releases and not in others.
+            pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call, unused-ignore]
             pubsub.subscribe(CHANNEL)
             _set_listening(True)
-            for msg in pubsub.listen():
+            for msg in pubsub.listen():  # type: ignore[no-untyped-call, unused-ignore]
                 data = msg.get("data")
                 if isinstance(data, bytes):
                     _heard(data.decode(errors="replace"))
