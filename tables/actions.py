@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, null, select
 
 from rules import DEALING, GAME_OVER, Game, Options, RulesError
 
@@ -212,24 +212,21 @@ def _perform_locked(
 ) -> _Done:
     """The part of :func:`perform` that holds the table's lock: check, apply, log, flush."""
     table_id = table.id
-    seats = load_seats(table_id)
+    seats, first_version, subscribed = _seats_and_facts(table_id, action_id)
     digest = request_digest(body) if action_id is not None else None
-    if action_id is not None:
+    if first_version is not None:
+        # An action id belongs to the device that first sent it, with that very body: only that
+        # device repeating that request gets the same answer; nothing else changes.
         first = db.session.execute(
-            select(Action.version, Action.device_id, Action.base_version, Action.request_digest)
-            .where(Action.table_id == table_id, Action.action_id == action_id)
-            .order_by(Action.version)
-            .limit(1)
-        ).one_or_none()
-        if first is not None:
-            # An action id belongs to the device that first sent it, with that very body: only
-            # that device repeating that request gets the same answer; nothing else changes.
-            if first.device_id != device_id or robot_seat is not None \
-                    or first.request_digest not in (None, digest):
-                raise errors.ACTION_ID_REUSED.error()
-            base = first.base_version if first.base_version is not None else first.version - 1
-            return _Done(Outcome(table_id, table.version, None), retry_base=base,
-                         device_id=device_id)
+            select(Action.device_id, Action.base_version, Action.request_digest)
+            .where(Action.table_id == table_id, Action.version == first_version)
+        ).one()
+        if first.device_id != device_id or robot_seat is not None \
+                or first.request_digest not in (None, digest):
+            raise errors.ACTION_ID_REUSED.error()
+        base = first.base_version if first.base_version is not None else first_version - 1
+        return _Done(Outcome(table_id, table.version, None), retry_base=base,
+                     device_id=device_id)
     if device_id is None and new_device is not None and kind in DEVICE_MAKING_TYPES:
         device_id = new_device()
     before = table.version
@@ -262,11 +259,32 @@ def _perform_locked(
     done.outcome.version = table.version
     done.robot_due = table.robot_due
     done.humans = humans_to_act(table, seats, ctx.game)
-    if done.changed:  # for the push hook: one round trip here instead of a transaction after
-        done.subscribed = db.session.execute(
-            select(PushSubscription.id).where(PushSubscription.table_id == table_id).limit(1)
-        ).first() is not None
+    if done.changed:  # for the push hook, which otherwise reads it in a transaction of its own
+        # A sit may have given the table its first subscription (the device's own): look again.
+        done.subscribed = subscribed or (kind == "sit" and _has_subscriptions(table_id))
     return done
+
+
+def _seats_and_facts(table_id: str, action_id: str | None) -> tuple[list[Seat], int | None, bool]:
+    """In one statement, read under the table's lock (after it, never joined to it: see
+    ``locked_table``): the seats, the first version logged with ``action_id`` at this table
+    (None: a new action id) and whether the table has push subscriptions."""
+    first = select(func.min(Action.version)).where(
+        Action.table_id == table_id, Action.action_id == action_id).scalar_subquery() \
+        if action_id is not None else null()
+    pushed = select(PushSubscription.id).where(PushSubscription.table_id == table_id).exists()
+    rows = db.session.execute(
+        select(Seat, first, pushed).where(Seat.table_id == table_id).order_by(Seat.seat)
+    ).all()
+    if not rows:  # no seat rows to carry the two facts: ask for them alone
+        return [], db.session.execute(select(first)).scalar(), _has_subscriptions(table_id)
+    return [r[0] for r in rows], rows[0][1], bool(rows[0][2])
+
+
+def _has_subscriptions(table_id: str) -> bool:
+    return db.session.execute(
+        select(PushSubscription.id).where(PushSubscription.table_id == table_id).limit(1)
+    ).first() is not None
 
 
 def after_commit(
