@@ -10,13 +10,22 @@ TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 TEST_PROCS ?= 2
 PYTEST := $(PY) -m pytest -n $(TEST_PROCS) --dist loadfile
 
-.PHONY: run serve test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-deal bench-load bench-mismesas bench-live clean
+.PHONY: constraints run serve test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-deal bench-load bench-mismesas bench-live clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
 	touch $@
+
+# constraints.txt anew: the newest releases pyproject.toml allows, in a venv of their own.
+constraints:
+	rm -rf .venv-latest
+	$(PYTHON) -m venv .venv-latest
+	.venv-latest/bin/pip install -q -e '.[test]'
+	{ grep '^#' constraints.txt; .venv-latest/bin/pip freeze --exclude-editable | grep -iv '^corazones'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf .venv-latest
 
 venv: $(VENV)/.installed
 
