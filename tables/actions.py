@@ -259,16 +259,18 @@ def _perform_locked(
     done.outcome.version = table.version
     done.robot_due = table.robot_due
     done.humans = humans_to_act(table, seats, ctx.game)
-    if done.changed:  # for the push hook, which otherwise reads it in a transaction of its own
-        # A sit may have given the table its first subscription (the device's own): look again.
-        done.subscribed = subscribed or (kind == "sit" and _has_subscriptions(table_id))
+    if done.changed:  # for the push hook, which otherwise reads it after the commit
+        # A sit may have given the table its first subscription (the device's own): unless one
+        # was there before, the hook looks after the commit (None: not known).
+        done.subscribed = None if kind == "sit" and not subscribed else subscribed
     return done
 
 
-def _seats_and_facts(table_id: str, action_id: str | None) -> tuple[list[Seat], int | None, bool]:
+def _seats_and_facts(table_id: str, action_id: str | None
+                     ) -> tuple[list[Seat], int | None, bool | None]:
     """In one statement, read under the table's lock (after it, never joined to it: see
     ``locked_table``): the seats, the first version logged with ``action_id`` at this table
-    (None: a new action id) and whether the table has push subscriptions."""
+    (None: a new action id) and whether the table has push subscriptions (None: not read)."""
     first = select(func.min(Action.version)).where(
         Action.table_id == table_id, Action.action_id == action_id).scalar_subquery() \
         if action_id is not None else null()
@@ -276,15 +278,9 @@ def _seats_and_facts(table_id: str, action_id: str | None) -> tuple[list[Seat], 
     rows = db.session.execute(
         select(Seat, first, pushed).where(Seat.table_id == table_id).order_by(Seat.seat)
     ).all()
-    if not rows:  # no seat rows to carry the two facts: ask for them alone
-        return [], db.session.execute(select(first)).scalar(), _has_subscriptions(table_id)
+    if not rows:  # no seat rows to carry the facts: the action id alone (the push hook looks)
+        return [], db.session.execute(select(first)).scalar(), None
     return [r[0] for r in rows], rows[0][1], bool(rows[0][2])
-
-
-def _has_subscriptions(table_id: str) -> bool:
-    return db.session.execute(
-        select(PushSubscription.id).where(PushSubscription.table_id == table_id).limit(1)
-    ).first() is not None
 
 
 def after_commit(

@@ -431,6 +431,32 @@ def _hours(n: int) -> Any:
 # ------------------------------------------------------------------ one permission per device
 
 
+def test_a_sit_that_brings_the_tables_first_subscription_leaves_the_push_hook_to_look(
+        app: Any) -> None:
+    """A sit's commit may carry the table's first subscription (the device's own, inherited in
+    the sit's transaction): it must not tell the push hook that the table has none."""
+    from tables import hooks
+
+    ana, beto = Player(app), Player(app)
+    ana.create("Ana")
+    assert ana.post("/api/push/device", {"subscription": SUB}).get_json()["subscribed"] is True
+    table = beto.create("Beto")  # nobody here takes pushes yet
+    seen: list[Any] = []
+
+    def keep(commit: Any) -> None:
+        if commit.table_id == table:
+            seen.append(commit)
+
+    hooks.register(keep)
+    try:
+        beto.act(table, "chat", text="hola")  # a table without subscriptions says so
+        ana.act(table, "sit", name="Ana")
+    finally:
+        hooks.unregister(keep)
+    assert [c.subscribed for c in seen] == [False, None], seen
+    assert ana.client.get(f"/api/tables/{table}/push").get_json()["subscribed"] is True
+
+
 def test_one_subscription_serves_every_table_the_device_sits_at(app: Any) -> None:
     ana, beto = Player(app), Player(app)
     error(Player(app).post("/api/push/device", {"subscription": SUB}), 403, "not_seated")
