@@ -49,8 +49,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load_audit import audit_database, privacy_audit  # noqa: E402
 
 from deploy import budget  # noqa: E402
-from deploy.stack import Stack, drop_pg_schema, new_pg_schema, pg_connections  # noqa: E402
+from deploy.stack import (  # noqa: E402
+    Stack,
+    cpu_seconds,
+    drop_pg_schema,
+    new_pg_schema,
+)
 from tables import patches  # noqa: E402
+from tables.db import APPLICATION_NAME  # noqa: E402
 
 PG_BASE = os.environ.get("BENCH_DATABASE_URL",
                          "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -455,8 +461,10 @@ def _client_process(url: str, specs: list[tuple[str, bool]], duration: float,
                     think: tuple[float, float], seed: int, out: Any, barrier: Any,
                     ramp: float, channel: str) -> None:
     try:
-        out.put(asyncio.run(_clients(url, specs, duration, think, seed, barrier, ramp,
-                                     channel)))
+        cpu = time.process_time()
+        result = asyncio.run(_clients(url, specs, duration, think, seed, barrier, ramp, channel))
+        result["cpu_s"] = time.process_time() - cpu  # the bench's clients' own share of the cores
+        out.put(result)
     except BaseException as err:  # the parent must hear of it, not wait forever
         out.put({"fatal": repr(err)})
         raise
@@ -729,7 +737,9 @@ def _access_log(path: Path, start: float) -> dict[str, Any]:
 class ConnectionSampler:
     """PostgreSQL connections while the run goes: the server's client backends (every process
     of every machine, the bench's own reads included) and each machine's processes' own
-    sockets, sampled every 0.25 s; the peaks are reported beside the budget (deploy/budget.py)."""
+    connections, sampled every 0.25 s; the peaks are reported beside the budget
+    (deploy/budget.py). (Reading the kernel's socket table for each process instead cost this
+    process a third of a core with 730 pages, and more with 5,000 open ones.)"""
 
     def __init__(self, stacks: list[Stack]) -> None:
         import threading
@@ -751,19 +761,31 @@ class ConnectionSampler:
     def _run(self) -> None:
         from deploy.stack import proc_children
 
+        # Each connection names its process (tables/db.py: application_name "corazones <pid>"):
+        # one query counts them all. The processes of each part are looked up again every 5 s.
+        parts: list[dict[str, list[list[int]]]] = []
+        parts_at = 0.0
         while not self._stop.wait(0.25):
-            row = self._conn.execute("SELECT count(*) FROM pg_stat_activity "
-                                     "WHERE backend_type = 'client backend'").fetchone()
-            self.peak_server = max(self.peak_server, int(row[0]) if row else 0)
-            for i, st in enumerate(self.stacks):
-                web = [pg_connections(p) for p in (proc_children(st.web.pid) if st.web else [])]
-                bots = [sum(pg_connections(q) for q in (r.pid, *proc_children(r.pid)))
-                        for r in st.robots]
-                sched = pg_connections(st.sched.pid) if st.sched else 0
-                self.peak_process["web"] = max(self.peak_process["web"], *web, 0)
-                self.peak_process["robots"] = max(self.peak_process["robots"], *bots, 0)
-                self.peak_process["scheduler"] = max(self.peak_process["scheduler"], sched)
-                self.peak_machines[i] = max(self.peak_machines[i], sum(web) + sum(bots) + sched)
+            if time.monotonic() - parts_at > 5.0:
+                parts = [{"web": [[p] for p in (proc_children(st.web.pid) if st.web else [])],
+                          "robots": [[r.pid, *proc_children(r.pid)] for r in st.robots],
+                          "scheduler": [[st.sched.pid]] if st.sched else []}
+                         for st in self.stacks]
+                parts_at = time.monotonic()
+            rows = self._conn.execute(
+                "SELECT application_name, count(*) FROM pg_stat_activity "
+                "WHERE backend_type = 'client backend' GROUP BY 1").fetchall()
+            self.peak_server = max(self.peak_server, sum(int(n) for _, n in rows))
+            by_pid = {int(name.split()[1]): int(n) for name, n in rows
+                      if name.startswith(APPLICATION_NAME + " ")}
+            for i, machine in enumerate(parts):
+                on_machine = 0
+                for kind, groups in machine.items():
+                    for pids in groups:
+                        held = sum(by_pid.get(p, 0) for p in pids)
+                        self.peak_process[kind] = max(self.peak_process[kind], held)
+                        on_machine += held
+                self.peak_machines[i] = max(self.peak_machines[i], on_machine)
 
     def report(self) -> dict[str, Any]:
         self._stop.set()
@@ -852,6 +874,8 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
                   args.channel))
             for i, part in enumerate(parts)]
         cpu0 = stack.cpu()
+        bench_cpu0 = time.process_time()  # this process: the connection sampler, mostly
+        open_cpu0 = cpu_seconds(open_proc.pid or 0) if open_proc is not None else 0.0
         t0 = time.time()
         for p in procs:
             p.start()
@@ -862,6 +886,13 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         for p in procs:
             p.join(timeout=30)
         cpu1 = stack.cpu()
+        # the bench's own processes, measured from zero: they share the cores with the server
+        bench_cpu = {"bench_main": time.process_time() - bench_cpu0,
+                     "bench_clients": sum(r.get("cpu_s", 0.0) for r in results)}
+        if open_proc is not None:
+            bench_cpu["bench_open_pages"] = cpu_seconds(open_proc.pid or 0) - open_cpu0
+        cpu1.update(bench_cpu)
+        cpu0.update(dict.fromkeys(bench_cpu, 0.0))
         wall = time.time() - t0
         memory = stack.peak_memory_mb()
         open_result = None

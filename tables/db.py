@@ -176,7 +176,23 @@ def _holding_connection_class() -> Any:
     return LoopHoldingConnection
 
 
+def _name_connections(engine: Engine) -> None:
+    """Each PostgreSQL connection carries its process in ``application_name`` (``corazones
+    <pid>``, read when it opens: a forked worker names itself), so pg_stat_activity tells which
+    process holds which connection: an operator's view of the budget (deploy/budget.py), and how
+    bench/load.py counts each process's connections without reading the kernel's socket table."""
+
+    @event.listens_for(engine, "do_connect")
+    def _named(_dialect: Any, _record: Any, _cargs: Any, cparams: Any) -> None:
+        cparams.setdefault("application_name", f"{APPLICATION_NAME} {os.getpid()}")
+
+
+#: The prefix of every connection's ``application_name`` (followed by the process id).
+APPLICATION_NAME = "corazones"
+
+
 def _setup_postgres(engine: Engine) -> None:
+    _name_connections(engine)  # first: the listener below opens the connection
     if not on_event_loop():
         return  # threads: psycopg's wait already blocks only the thread that waits
     connection_class = _holding_connection_class()
@@ -232,6 +248,8 @@ def _read_engine(engine: Engine) -> Engine:
             eng = _read_engines[key] = create_engine(
                 engine.url, isolation_level="AUTOCOMMIT",
                 **current_app.config["SQLALCHEMY_ENGINE_OPTIONS"])
+            if eng.dialect.name == "postgresql":
+                _name_connections(eng)
         return eng
 
 

@@ -265,6 +265,24 @@ def test_every_process_keeps_to_its_share_of_the_connection_budget(stack):
     assert peak["web"] <= shares["web"], peak
     assert peak["robots"] <= shares["robots"] and peak["scheduler"] <= shares["scheduler"], peak
     assert peak["machine"] <= budget.Machine(web_workers=2).connections(), peak
+    # pg_stat_activity names each connection's process ("corazones <pid>"): the same count as
+    # the process's own sockets (bench/load.py counts connections that way)
+    import psycopg
+
+    from tables.db import APPLICATION_NAME
+
+    workers = proc_children(s.web.pid)
+
+    def named_as_owned() -> bool:
+        with psycopg.connect(PG_BASE.replace("postgresql+psycopg", "postgresql"),
+                             autocommit=True) as conn:
+            rows = conn.execute("SELECT application_name, count(*) FROM pg_stat_activity "
+                                "GROUP BY 1").fetchall()
+        named = {name: int(n) for name, n in rows}
+        owned = {f"{APPLICATION_NAME} {p}": pg_connections(p) for p in workers}
+        return all(named.get(k, 0) == n for k, n in owned.items()) and sum(owned.values()) > 0
+
+    wait_until(named_as_owned, 10, 0.1)  # (a connection may open or close between the reads)
 
 
 def test_two_machines_and_a_restart_fit_in_postgresqls_default_connections() -> None:
