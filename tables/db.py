@@ -12,7 +12,7 @@ import fcntl
 import os
 import sys
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -121,61 +121,6 @@ def _setup_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if _IMMEDIATE.get() else "BEGIN")
 
 
-#: Set while a gevent worker's transaction locks and holds a table's row (tables/seating.py
-#: ``locked_table``): its statements then wait for PostgreSQL without yielding to the event loop.
-LOOP_HELD: contextvars.ContextVar[bool] = contextvars.ContextVar("loop_held", default=False)
-
-
-#: How long a statement of a loop-held transaction may keep the loop stopped before the loop
-#: gets a turn: a statement that waits for a lock held by a transaction of another greenlet of
-#: the same worker (suspended at a round trip of its own) would otherwise stop the worker for good.
-HELD_TICK = 0.002
-
-
-def _holding_connection_class() -> Any:
-    """psycopg's connection whose round trips keep the event loop while ``LOOP_HELD`` is set.
-
-    On a gevent worker psycopg waits for each answer cooperatively: the greenlet yields, and runs
-    again only after every greenlet ready before it (other requests, the streams' events). Under
-    load each of an action's round trips (7 for a card) waited a whole turn of the loop while it
-    held one of the worker's few request places, and from the locking statement on the table's
-    row lock: the transaction took ~300 ms and the requests behind it waited seconds for a place
-    (bench/load.py, PostgreSQL at 1-3 s a decision). PostgreSQL answers such a statement in well
-    under a millisecond, so from the locking statement to the commit the transaction waits with
-    psycopg's C wait, which blocks: the worker stops for the few milliseconds the transaction
-    lasts. Every ``HELD_TICK`` without an answer (a lock wait) the loop still gets one turn
-    (``gevent.sleep(0)``), so a statement waiting for a row of another greenlet's transaction
-    never stops the worker for good."""
-    import gevent
-    import psycopg
-    from psycopg import waiting
-
-    blocking = getattr(waiting, "wait_c", None)
-
-    def with_turns(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
-        try:
-            wanted = next(gen)
-        except StopIteration as done:
-            return done.value
-        while True:
-            ready = yield wanted
-            if not ready:  # HELD_TICK passed without an answer
-                gevent.sleep(0)
-            try:
-                wanted = gen.send(ready)
-            except StopIteration as done:
-                return done.value
-
-    class LoopHoldingConnection(psycopg.Connection[Any]):
-        def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
-            if blocking is not None and LOOP_HELD.get():
-                return blocking(with_turns(gen), self.pgconn.socket, interval=HELD_TICK,
-                                timeout=timeout)
-            return super().wait(gen, interval, timeout)
-
-    return LoopHoldingConnection
-
-
 def _name_connections(engine: Engine) -> None:
     """Each PostgreSQL connection carries its process in ``application_name`` (``corazones
     <pid>``, read when it opens: a forked worker names itself), so pg_stat_activity tells which
@@ -191,17 +136,6 @@ def _name_connections(engine: Engine) -> None:
 APPLICATION_NAME = "corazones"
 
 
-def _setup_postgres(engine: Engine) -> None:
-    _name_connections(engine)  # first: the listener below opens the connection
-    if not on_event_loop():
-        return  # threads: psycopg's wait already blocks only the thread that waits
-    connection_class = _holding_connection_class()
-
-    @event.listens_for(engine, "do_connect")
-    def _connect(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
-        return connection_class.connect(*cargs, **cparams)
-
-
 def init_db(app: Flask) -> None:
     db.init_app(app)
     with app.app_context():
@@ -209,7 +143,7 @@ def init_db(app: Flask) -> None:
         if engine.dialect.name == "sqlite":
             _setup_sqlite(engine)
         elif engine.dialect.name == "postgresql":
-            _setup_postgres(engine)
+            _name_connections(engine)
 
 
 def pool_options(db_url: str, pool_size: int = 4, max_overflow: int = 1,

@@ -6,7 +6,6 @@ table a decision now", which the robots, the turn clock, push notifications and 
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from sqlalchemy import select
 
 from rules import COUNTING, PASSING, PLAYING, Game
 
-from .db import LOOP_HELD, db, is_sqlite, write_transaction
+from .db import db, is_sqlite, write_transaction
 from .kinds import ROBOT_NAMES, STATELESS_LOG, DutyKind, SeatKind, TableStatus
 from .models import Action, Seat, Table, utcnow
 
@@ -31,20 +30,12 @@ def locked_table(table_id: str) -> Iterator[Table | None]:
     that waited for the lock re-reads only the locked row, and the rows joined to it would be
     those from before the wait (two visitors would both find the last seat free).
     """
-    held: contextvars.Token[bool] | None = None
-    try:
-        with write_transaction():
-            stmt = select(Table).where(Table.id == table_id)
-            if not is_sqlite():
-                stmt = stmt.with_for_update()
-            stmt = stmt.execution_options(populate_existing=True)
-            # From the lock on, the commit included, the transaction keeps the event loop
-            # (tables/db.py ``LOOP_HELD``): a lock wait gives the loop a turn every tick.
-            held = LOOP_HELD.set(True)
-            yield db.session.execute(stmt).scalar_one_or_none()
-    finally:
-        if held is not None:
-            LOOP_HELD.reset(held)
+    with write_transaction():
+        stmt = select(Table).where(Table.id == table_id)
+        if not is_sqlite():
+            stmt = stmt.with_for_update()
+        stmt = stmt.execution_options(populate_existing=True)
+        yield db.session.execute(stmt).scalar_one_or_none()
 
 
 def load_seats(table_id: str) -> list[Seat]:
