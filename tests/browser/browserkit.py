@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.kit import wait_until
 
@@ -126,8 +127,24 @@ def pass_three(page: Page) -> list[str]:
         page.wait_for_function(
             "n => document.querySelectorAll('#hand .card.selected').length === n", arg=n)
     page.click("#pass-btn")
-    page.wait_for_function("() => !document.querySelector('#pass-btn')")
+    try:
+        page.wait_for_function("() => !document.querySelector('#pass-btn')")
+    except PlaywrightTimeoutError:  # say what the page showed (a rare failure under load)
+        raise AssertionError(f"the pass stayed unsent: {page_situation(page)}") from None
     return chosen
+
+
+def page_situation(page: Page) -> dict[str, Any]:
+    """What a stuck table page shows: its data attributes, the pass button, the toast."""
+    return dict(page.evaluate("""() => {
+      const b = document.querySelector('#pass-btn');
+      const t = document.querySelector('#toast');
+      return {body: {...document.body.dataset},
+              passButton: b ? {disabled: b.disabled, text: b.textContent} : null,
+              toast: t && !t.hidden ? t.textContent : null,
+              selected: [...document.querySelectorAll('#hand .card.selected')]
+                .map((c) => c.dataset.card)};
+    }"""))
 
 
 def play_one(page: Page, selector: str = "#hand .card.playable") -> str:
