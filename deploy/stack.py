@@ -146,12 +146,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def pg_socket_inodes(port: int = 5432) -> set[str]:
-    """The inodes of every established TCP connection to or from ``port`` (the kernel's table
-    is the network namespace's, the same for every process here: read it once per sample, not
-    once per process; with thousands of open pages it is tens of thousands of lines)."""
+def pg_connections(pid: int, port: int = 5432) -> int:
+    """The open TCP connections of process ``pid`` to a PostgreSQL server on ``port`` (its
+    sockets matched with the kernel's table of established connections, the network
+    namespace's: the same for every process here)."""
     tag = f":{port:04X} "
-    inodes = set()
+    established = set()
     for table in ("tcp", "tcp6"):
         try:
             with open(f"/proc/net/{table}") as f:
@@ -161,18 +161,9 @@ def pg_socket_inodes(port: int = 5432) -> set[str]:
                         continue
                     cols = line.split()
                     if cols[3] == "01" and int(cols[2].rsplit(":", 1)[1], 16) == port:
-                        inodes.add(cols[9])
+                        established.add(cols[9])
         except OSError:
             pass
-    return inodes
-
-
-def pg_connections(pid: int, port: int = 5432, inodes: set[str] | None = None) -> int:
-    """The open TCP connections of process ``pid`` to a PostgreSQL server on ``port`` (its
-    sockets matched with the kernel's table of established connections: ``inodes``, from
-    pg_socket_inodes, when the caller counts several processes at once)."""
-    if inodes is None:
-        inodes = pg_socket_inodes(port)
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:  # gone
@@ -183,7 +174,7 @@ def pg_connections(pid: int, port: int = 5432, inodes: set[str] | None = None) -
             target = os.readlink(f"/proc/{pid}/fd/{fd}")
         except OSError:  # closed while we looked
             continue
-        if target.startswith("socket:[") and target[8:-1] in inodes:
+        if target.startswith("socket:[") and target[8:-1] in established:
             count += 1
     return count
 

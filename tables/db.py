@@ -121,6 +121,10 @@ def _setup_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if _IMMEDIATE.get() else "BEGIN")
 
 
+#: The prefix of every connection's ``application_name`` (followed by the process id).
+APPLICATION_NAME = "corazones"
+
+
 def _name_connections(engine: Engine) -> None:
     """Each PostgreSQL connection carries its process in ``application_name`` (``corazones
     <pid>``, read when it opens: a forked worker names itself), so pg_stat_activity tells which
@@ -130,10 +134,6 @@ def _name_connections(engine: Engine) -> None:
     @event.listens_for(engine, "do_connect")
     def _named(_dialect: Any, _record: Any, _cargs: Any, cparams: Any) -> None:
         cparams.setdefault("application_name", f"{APPLICATION_NAME} {os.getpid()}")
-
-
-#: The prefix of every connection's ``application_name`` (followed by the process id).
-APPLICATION_NAME = "corazones"
 
 
 def init_db(app: Flask) -> None:
