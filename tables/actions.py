@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, null, select
+from sqlalchemy.orm import aliased
 
 from rules import DEALING, GAME_OVER, Game, Options, RulesError
 
@@ -48,6 +49,7 @@ from .seating import (
     load_game,
     load_seats,
     locked_table,
+    locking,
     seat_of_device,
 )
 from .state import read_state, state_and_log
@@ -166,11 +168,15 @@ def perform(
                                 or not 0 <= version <= VERSION_MAX):
         raise errors.BAD_VERSION.error()
 
+    # Wait for the table's turn holding no connection: the action whose turn it is needs one,
+    # and with every connection of the pool held by actions queued here it would never get it.
+    db.session.rollback()
     with snapshot.in_commit_order(table_id):
-        with locked_table(table_id) as table:
-            if table is None:
+        with write_transaction():
+            locked = _lock_table_and_seats(table_id, action_id)
+            if locked is None:
                 raise errors.NOT_FOUND.error()
-            done = _perform_locked(table, kind, device_id, action_id, version, robot_seat, body,
+            done = _perform_locked(locked, kind, device_id, action_id, version, robot_seat, body,
                                    new_device)
         if done.snap is not None:
             snapshot.store(table_id, done.snap)
@@ -207,12 +213,13 @@ class _Done:
 
 
 def _perform_locked(
-    table: Table, kind: str, device_id: int | None, action_id: str | None, version: int | None,
-    robot_seat: int | None, body: Mapping[str, Any], new_device: Callable[[], int] | None,
+    locked: _Locked, kind: str, device_id: int | None, action_id: str | None,
+    version: int | None, robot_seat: int | None, body: Mapping[str, Any],
+    new_device: Callable[[], int] | None,
 ) -> _Done:
     """The part of :func:`perform` that holds the table's lock: check, apply, log, flush."""
-    table_id = table.id
-    seats, first_version, subscribed = _seats_and_facts(table_id, action_id)
+    table, seats, first_version = locked.table, locked.seats, locked.first_version
+    subscribed, table_id = locked.subscribed, locked.table.id
     digest = request_digest(body) if action_id is not None else None
     if first_version is not None:
         # An action id belongs to the device that first sent it, with that very body: only that
@@ -266,15 +273,58 @@ def _perform_locked(
     return done
 
 
+@dataclass
+class _Locked:
+    """What an action reads with its table's lock."""
+
+    table: Table
+    seats: list[Seat]
+    first_version: int | None  # the first version logged with the action's id (None: a new id)
+    subscribed: bool | None  # the table has push subscriptions (None: not read)
+
+
+def _lock_table_and_seats(table_id: str, action_id: str | None) -> _Locked | None:
+    """Lock the table's row and its seat rows and read them, with the action id's earlier use
+    and the table's push subscriptions, in one statement (None: no such table).
+
+    PostgreSQL (READ COMMITTED) reads a statement's rows as of the moment it starts. A ``FOR
+    UPDATE`` that waited for another transaction's lock, or met a row changed since that moment,
+    re-reads the rows it locks (here the table and its seats, all current then) but nothing else:
+    the facts read from other tables (log, subscriptions) would miss what that transaction wrote.
+    The table's version read beside them, without the lock, tells: when it is behind the locked
+    row's, the facts are read again in a second statement, now that the lock is held."""
+    first, pushed = _facts(table_id, action_id)
+    earlier = aliased(Table)  # the row as the statement's start saw it: not the locked one
+    seen = select(earlier.version).where(earlier.id == table_id).scalar_subquery()
+    rows = db.session.execute(locking(
+        select(Table, Seat, first, pushed, seen).join(Seat, Seat.table_id == Table.id)
+        .where(Table.id == table_id).order_by(Seat.seat))).all()
+    if rows and rows[0][4] == rows[0][0].version:
+        return _Locked(rows[0][0], [r[1] for r in rows], rows[0][2], bool(rows[0][3]))
+    # A change committed since the statement started, or a table without seat rows, or none.
+    table = rows[0][0] if rows else db.session.execute(
+        locking(select(Table).where(Table.id == table_id))).scalar_one_or_none()
+    if table is None:
+        return None
+    return _Locked(table, *_seats_and_facts(table_id, action_id))
+
+
+def _facts(table_id: str, action_id: str | None) -> tuple[Any, Any]:
+    """The first version logged with ``action_id`` at this table and whether the table has push
+    subscriptions, as columns of a statement about the table."""
+    first = select(func.min(Action.version)).where(
+        Action.table_id == table_id, Action.action_id == action_id).scalar_subquery() \
+        if action_id is not None else null()
+    pushed = select(PushSubscription.id).where(PushSubscription.table_id == table_id).exists()
+    return first, pushed
+
+
 def _seats_and_facts(table_id: str, action_id: str | None
                      ) -> tuple[list[Seat], int | None, bool | None]:
     """In one statement, read under the table's lock (after it, never joined to it: see
     ``locked_table``): the seats, the first version logged with ``action_id`` at this table
     (None: a new action id) and whether the table has push subscriptions (None: not read)."""
-    first = select(func.min(Action.version)).where(
-        Action.table_id == table_id, Action.action_id == action_id).scalar_subquery() \
-        if action_id is not None else null()
-    pushed = select(PushSubscription.id).where(PushSubscription.table_id == table_id).exists()
+    first, pushed = _facts(table_id, action_id)
     rows = db.session.execute(
         select(Seat, first, pushed).where(Seat.table_id == table_id).order_by(Seat.seat)
     ).all()

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 
 from rules import COUNTING, PASSING, PLAYING, Game
 
@@ -26,16 +26,23 @@ def locked_table(table_id: str) -> Iterator[Table | None]:
 
     Commits on a normal exit, rolls back on an exception. Any read transaction the session had
     open is ended first, so what we read inside is current. Read the other rows (seats, log) in
-    statements after this one, never joined to it: on PostgreSQL (READ COMMITTED) a statement
-    that waited for the lock re-reads only the locked row, and the rows joined to it would be
-    those from before the wait (two visitors would both find the last seat free).
+    statements after this one, or lock them in the same statement: on PostgreSQL (READ
+    COMMITTED) a statement that waited for the lock re-reads only the rows it locks, and the rows
+    joined to them would be those from before the wait (two visitors would both find the last
+    seat free).
     """
     with write_transaction():
-        stmt = select(Table).where(Table.id == table_id)
-        if not is_sqlite():
-            stmt = stmt.with_for_update()
-        stmt = stmt.execution_options(populate_existing=True)
-        yield db.session.execute(stmt).scalar_one_or_none()
+        yield db.session.execute(locking(select(Table).where(Table.id == table_id))
+                                 ).scalar_one_or_none()
+
+
+def locking(stmt: Select[Any]) -> Select[Any]:
+    """``stmt`` locking the rows it reads until the transaction ends (PostgreSQL's ``FOR UPDATE``;
+    on SQLite the write transaction's ``BEGIN IMMEDIATE`` already keeps every other writer out),
+    and refreshing the objects the session already holds with what it reads."""
+    if not is_sqlite():
+        stmt = stmt.with_for_update()
+    return stmt.execution_options(populate_existing=True)
 
 
 def load_seats(table_id: str) -> list[Seat]:

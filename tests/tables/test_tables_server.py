@@ -77,7 +77,7 @@ def test_eight_visitors_claim_the_last_seat(shared_server):
     results = race([lambda v=v, i=i: v.act(tid, "sit", name=f"Visita {i}")
                     for i, v in enumerate(visitors)])
     codes = sorted(r.status_code for r in results)
-    assert codes == [200] + [409] * 7, codes
+    assert codes == [200] + [409] * 7, (codes, srv.stderr()[-3000:])
     assert all(r.json()["error"] == "table_full" for r in results if r.status_code == 409)
     seated = [v for v in visitors if v.state(tid)["me"]["seat"] == 3]
     assert len(seated) == 1
