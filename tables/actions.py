@@ -283,6 +283,12 @@ class _Locked:
     subscribed: bool | None  # the table has push subscriptions (None: not read)
 
 
+#: The table row as a statement's start saw it (another name: not the row the statement locks).
+_EARLIER = Table.__table__.alias("earlier")
+#: The four seat rows of a table, each under its own name, joined to the table row.
+_SEATS = [aliased(Seat, name=f"seat{i}") for i in range(4)]
+
+
 def _lock_table_and_seats(table_id: str, action_id: str | None) -> _Locked | None:
     """Lock the table's row and its seat rows and read them, with the action id's earlier use
     and the table's push subscriptions, in one statement (None: no such table).
@@ -294,15 +300,15 @@ def _lock_table_and_seats(table_id: str, action_id: str | None) -> _Locked | Non
     The table's version read beside them, without the lock, tells: when it is behind the locked
     row's, the facts are read again in a second statement, now that the lock is held."""
     first, pushed = _facts(table_id, action_id)
-    earlier = aliased(Table)  # the row as the statement's start saw it: not the locked one
-    seen = select(earlier.version).where(earlier.id == table_id).scalar_subquery()
-    rows = db.session.execute(locking(
-        select(Table, Seat, first, pushed, seen).join(Seat, Seat.table_id == Table.id)
-        .where(Table.id == table_id).order_by(Seat.seat))).all()
-    if rows and rows[0][4] == rows[0][0].version:
-        return _Locked(rows[0][0], [r[1] for r in rows], rows[0][2], bool(rows[0][3]))
-    # A change committed since the statement started, or a table without seat rows, or none.
-    table = rows[0][0] if rows else db.session.execute(
+    seen = select(_EARLIER.c.version).where(_EARLIER.c.id == table_id).scalar_subquery()
+    stmt = select(Table, *_SEATS, first, pushed, seen)
+    for i, seat in enumerate(_SEATS):  # one row: the table's columns come once, not once a seat
+        stmt = stmt.join(seat, (seat.table_id == Table.id) & (seat.seat == i))
+    row: Any = db.session.execute(locking(stmt.where(Table.id == table_id))).one_or_none()
+    if row is not None and row[-1] == row[0].version:
+        return _Locked(row[0], list(row[1:5]), row[5], bool(row[6]))
+    # A change committed since the statement started, or a table without its four seat rows.
+    table = row[0] if row is not None else db.session.execute(
         locking(select(Table).where(Table.id == table_id))).scalar_one_or_none()
     if table is None:
         return None

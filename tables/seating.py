@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, select
 
@@ -36,7 +36,11 @@ def locked_table(table_id: str) -> Iterator[Table | None]:
                                  ).scalar_one_or_none()
 
 
-def locking(stmt: Select[Any]) -> Select[Any]:
+#: Any SELECT statement, whatever its columns.
+AnySelect = TypeVar("AnySelect", bound="Select[*tuple[Any, ...]]")
+
+
+def locking(stmt: AnySelect) -> AnySelect:
     """``stmt`` locking the rows it reads until the transaction ends (PostgreSQL's ``FOR UPDATE``;
     on SQLite the write transaction's ``BEGIN IMMEDIATE`` already keeps every other writer out),
     and refreshing the objects the session already holds with what it reads."""
