@@ -304,14 +304,18 @@ def _lock_table_and_seats(table_id: str, action_id: str | None) -> _Locked | Non
     stmt = select(Table, *_SEATS, first, pushed, seen)
     for i, seat in enumerate(_SEATS):  # one row: the table's columns come once, not once a seat
         stmt = stmt.join(seat, (seat.table_id == Table.id) & (seat.seat == i))
-    row: Any = db.session.execute(locking(stmt.where(Table.id == table_id))).one_or_none()
-    if row is not None and row[-1] == row[0].version:
-        return _Locked(row[0], list(row[1:5]), row[5], bool(row[6]))
-    # A change committed since the statement started, or a table without its four seat rows.
-    table = row[0] if row is not None else db.session.execute(
-        locking(select(Table).where(Table.id == table_id))).scalar_one_or_none()
-    if table is None:
-        return None
+    row = db.session.execute(locking(stmt.where(Table.id == table_id))).one_or_none()
+    if row is not None:
+        table, *seats, first_version, subscribed, version_at_start = row
+        if version_at_start == table.version:
+            return _Locked(table, seats, first_version, bool(subscribed))
+    else:  # no such table, or one without its four seat rows
+        alone = db.session.execute(
+            locking(select(Table).where(Table.id == table_id))).scalar_one_or_none()
+        if alone is None:
+            return None
+        table = alone
+    # The lock is held now: read the facts (and the seats) again, as after any other lock.
     return _Locked(table, *_seats_and_facts(table_id, action_id))
 
 
@@ -327,8 +331,8 @@ def _facts(table_id: str, action_id: str | None) -> tuple[Any, Any]:
 
 def _seats_and_facts(table_id: str, action_id: str | None
                      ) -> tuple[list[Seat], int | None, bool | None]:
-    """In one statement, read under the table's lock (after it, never joined to it: see
-    ``locked_table``): the seats, the first version logged with ``action_id`` at this table
+    """In one statement after the table's lock (``_lock_table_and_seats``, when its own facts
+    may be out of date): the seats, the first version logged with ``action_id`` at this table
     (None: a new action id) and whether the table has push subscriptions (None: not read)."""
     first, pushed = _facts(table_id, action_id)
     rows = db.session.execute(

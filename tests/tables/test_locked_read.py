@@ -21,36 +21,42 @@ from tests.kit import Player, wait_until
 pytestmark = pytest.mark.db
 
 
-def _waiting_for_a_lock(conn: sa.Connection) -> bool:
-    """A backend of this database waits for a row lock held by another transaction."""
+def _waiting_for(conn: sa.Connection, holder_pid: int) -> bool:
+    """Some backend waits for a lock the backend ``holder_pid`` holds."""
     return bool(conn.execute(sa.text(
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-        "AND wait_event_type = 'Lock'")).scalar())
+        "SELECT count(*) FROM pg_stat_activity WHERE :pid = ANY(pg_blocking_pids(pid))"),
+        {"pid": holder_pid}).scalar())
 
 
 def _act_while_held(app: Any, tid: str, write: Any, body: dict[str, Any]) -> Any:
     """Send ``body`` as a new visitor's action while another transaction holds the table's lock
     and runs ``write(conn)``; commit that transaction once the action waits for the lock (on
     SQLite the action's BEGIN IMMEDIATE waits for the other writer instead). Returns the answer."""
-    from tables.db import db, is_sqlite
-
-    with app.app_context():
-        engine, sqlite = db.engine, is_sqlite()
+    # Another client's connections (not the app's pool, which the action needs).
+    engine = sa.create_engine(app.config["SQLALCHEMY_DATABASE_URI"])
+    sqlite = engine.dialect.name == "sqlite"
     visitor = Player(app)
     answer: list[Any] = []
-    with engine.connect() as holder, engine.connect() as watcher:
-        holder.begin()
-        if not sqlite:
-            holder.execute(sa.select(Table.__table__.c.id).where(Table.__table__.c.id == tid)
-                           .with_for_update())
-        write(holder)
-        sender = threading.Thread(target=lambda: answer.append(
-            visitor.post(f"/api/tables/{tid}/actions", body)))
-        sender.start()
-        if not sqlite:
-            wait_until(lambda: _waiting_for_a_lock(watcher), 20, 0.05)
-        holder.commit()
-        sender.join(30)
+    try:
+        with engine.connect() as holder, engine.connect() as watcher:
+            holder.begin()
+            if not sqlite:
+                holder_pid = holder.execute(sa.text("SELECT pg_backend_pid()")).scalar_one()
+                holder.execute(sa.select(Table.__table__.c.id)
+                               .where(Table.__table__.c.id == tid).with_for_update())
+            write(holder)
+            sender = threading.Thread(target=lambda: answer.append(
+                visitor.post(f"/api/tables/{tid}/actions", body)))
+            sender.start()
+            if not sqlite:
+                wait_until(lambda: _waiting_for(watcher, holder_pid) or not sender.is_alive(),
+                           60, 0.05)
+                assert sender.is_alive(), ("the action did not wait for the lock",
+                                           answer[0].status_code, answer[0].get_json())
+            holder.commit()
+            sender.join(60)
+    finally:
+        engine.dispose()
     assert answer, "the action did not return"
     return answer[0]
 
