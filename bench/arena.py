@@ -651,7 +651,8 @@ def main() -> None:
     sims = int(os.environ.get("ARENA_ISMCTS_SIMS", "1000"))
     n_games = int(os.environ.get("ARENA_GAMES", "40"))
     first = int(os.environ.get("ARENA_FIRST", "0"))  # skip this many deals (to split a run)
-    out: dict[str, Any] = {"deals": n, "seed": seed, "first": first}
+    out: dict[str, Any] = {"deals": n, "seed": seed, "first": first,
+                           "robots_compiled": robots.COMPILED}
     big = deals(first + max(n, n_other, n_ismcts), seed)[first:]
     renege = os.environ.get("ARENA_RENEGE", "impedido")
     out["renege"] = renege

@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load_audit import audit_database, privacy_audit  # noqa: E402
 
+import robots  # noqa: E402
 from deploy import budget  # noqa: E402
 from deploy.stack import (  # noqa: E402
     Stack,
@@ -1049,7 +1050,9 @@ def main() -> None:
     report: dict[str, Any] = {"tables": args.tables, "duration_s": args.duration,
                               "warmup_s": args.warmup, "ramp_s": args.ramp,
                               "think_s": [args.think_min, args.think_max],
-                              "load_average_before": [round(x, 2) for x in load]}
+                              "load_average_before": [round(x, 2) for x in load],
+                              # the robot processes import the same modules as this one
+                              "robots_compiled": robots.COMPILED}
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     for mode in modes:
         res = run_mode(mode, args)

@@ -32,6 +32,7 @@ from typing import Any
 
 from rules.cards import DECK, mask_of
 
+from .compiled import COMPILED
 from .know import knowledge_of
 from .passing import PASS_TIME_LIMIT, search_pass
 from .policy import easy_pass, easy_play, moon_hand, pass_cards, play_card
@@ -114,4 +115,4 @@ def hint(view: dict[str, Any]) -> dict[str, Any]:
     return decide(view, "dificil", random.Random(0), worlds=HINT_WORLDS, time_limit=None)
 
 
-__all__ = ["LEVELS", "LEVEL_LABELS", "ROBOT_NAMES", "decide", "hint"]
+__all__ = ["COMPILED", "LEVELS", "LEVEL_LABELS", "ROBOT_NAMES", "decide", "hint"]
