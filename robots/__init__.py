@@ -36,14 +36,12 @@ from .compiled import COMPILED
 from .know import knowledge_of
 from .passing import PASS_TIME_LIMIT, search_pass
 from .policy import easy_pass, easy_play, moon_hand, pass_cards, play_card
-from .search import moon_plausible, search_play
+from .search import PLAY_BUDGET, PLAY_TIME_LIMIT, PLAY_WORLDS, moon_plausible, search_play
 
 LEVELS: tuple[str, ...] = ("facil", "normal", "dificil")
 LEVEL_LABELS: dict[str, str] = {"facil": "Fácil", "normal": "Normal", "dificil": "Difícil"}
 ROBOT_NAMES: tuple[str, ...] = ("Carmen", "Tito", "Luna")
 HINT_WORLDS = 16
-#: Deals Difícil samples per decision (its time limit usually stops it first).
-DIFICIL_WORLDS = 300
 
 
 def _needs_pass(view: dict[str, Any]) -> bool:
@@ -76,7 +74,7 @@ def _pass(view: dict[str, Any], level: str, rng: random.Random,
 
 
 def _play(view: dict[str, Any], level: str, rng: random.Random, worlds: int,
-          time_limit: float | None) -> dict[str, Any]:
+          time_limit: float | None, budget: int) -> dict[str, Any]:
     k = knowledge_of(view)
     if not k.legal:
         raise ValueError("this view has no legal card")
@@ -87,7 +85,7 @@ def _play(view: dict[str, Any], level: str, rng: random.Random, worlds: int,
         card = play_card(k.me, k.hand, k.legal, trick, k.played, k.first_trick, k.points, k.voids,
                          shoot=moon_hand(k.start_hand))
     else:
-        card = search_play(k, rng, worlds=worlds, time_limit=time_limit,
+        card = search_play(k, rng, worlds=worlds, budget_steps=budget, time_limit=time_limit,
                            moon=moon_plausible(k))
     if not k.legal >> card & 1:  # pragma: no cover - a bug guard: never an illegal card
         card = min(c for c in range(52) if k.legal >> c & 1)
@@ -95,18 +93,20 @@ def _play(view: dict[str, Any], level: str, rng: random.Random, worlds: int,
 
 
 def decide(view: dict[str, Any], level: str, rng: random.Random,
-           *, worlds: int = DIFICIL_WORLDS, time_limit: float | None = 0.25) -> dict[str, Any]:
+           *, worlds: int = PLAY_WORLDS, time_limit: float | None = PLAY_TIME_LIMIT,
+           budget: int = PLAY_BUDGET) -> dict[str, Any]:
     """The action for the seat of ``view`` at ``level``; ValueError if it has nothing to decide.
 
-    ``worlds`` and ``time_limit`` tune the Difícil search (``time_limit=None`` makes it reproducible
-    whatever the machine's load).
+    ``worlds``, ``budget`` (simulated card plays) and ``time_limit`` tune the Difícil search
+    (``time_limit=None`` makes it reproducible whatever the machine's load); by default the
+    compiled build searches three times as far as the pure-Python modules (``search.PLAY_BUDGET``).
     """
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}")
     if _needs_pass(view):
         return _pass(view, level, rng, time_limit)
     if _needs_play(view):
-        return _play(view, level, rng, worlds, time_limit)
+        return _play(view, level, rng, worlds, time_limit, budget)
     raise ValueError("this view has no decision for its seat")
 
 

@@ -11,15 +11,16 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from deploy.compile_robots import GROUPS, MODULES, STAMP
 from robots import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Plays four seeded hands with the Normal robot and asks Difícil (no time limit: at most 200 deals
-# or its step budget end each search) for every pass and every fourth card with a choice; prints
-# the modules' files and the decisions.
+# Plays four seeded hands with the Normal robot and asks Difícil (no time limit, the same budget in
+# both builds: at most 200 deals or 36,000 simulated plays) for every pass and every fourth card
+# with a choice; prints the modules' files, the default budget and the decisions.
 DECIDE = r"""
 import json, random, sys
 from rules import Game, Options, view_for, shuffled_deck
@@ -49,9 +50,9 @@ for h in range(4):
     for i, v in enumerate(views):
         if v is not None:
             decisions.append(robots.decide(v, "dificil", random.Random(i), worlds=200,
-                                          time_limit=None))
+                                          budget=36000, time_limit=None))
 files = [m.__file__ for m in (robots.search, robots.policy, rules.cards)]
-print(json.dumps({"files": files, "decisions": decisions}))
+print(json.dumps({"files": files, "budget": robots.search.PLAY_BUDGET, "decisions": decisions}))
 """
 
 
@@ -62,10 +63,10 @@ def _checkout(dest: Path) -> Path:
     return dest
 
 
-def _decide(root: Path) -> dict[str, list[str]]:
+def _decide(root: Path) -> dict[str, Any]:
     out = subprocess.run([sys.executable, "-c", DECIDE], cwd=root, capture_output=True,
                          text=True, check=True, timeout=300)
-    result: dict[str, list[str]] = json.loads(out.stdout)
+    result: dict[str, Any] = json.loads(out.stdout)
     return result
 
 
@@ -88,6 +89,7 @@ def test_the_compiled_robots_decide_exactly_as_the_pure_modules(tmp_path: Path) 
     assert len(a["decisions"]) > 30
     assert {d["type"] for d in a["decisions"]} == {"confirm_pass", "play"}
     assert b["decisions"] == a["decisions"]
+    assert (a["budget"], b["budget"]) == (36000, 108000)  # the compiled build searches further
 
     # A source changed after the build: importing the robots stops and says what to run.
     policy = compiled / "robots" / "policy.py"
