@@ -99,7 +99,7 @@ def decide(view: dict[str, Any], level: str, rng: random.Random,
 
     ``worlds``, ``budget`` (simulated card plays) and ``time_limit`` tune the Difícil search
     (``time_limit=None`` makes it reproducible whatever the machine's load); by default the
-    compiled build searches three times as far as the pure-Python modules (``search.PLAY_BUDGET``).
+    compiled build searches six times as far as the pure-Python modules (``search.PLAY_BUDGET``).
     """
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}")

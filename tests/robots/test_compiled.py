@@ -89,7 +89,7 @@ def test_the_compiled_robots_decide_exactly_as_the_pure_modules(tmp_path: Path) 
     assert len(a["decisions"]) > 30
     assert {d["type"] for d in a["decisions"]} == {"confirm_pass", "play"}
     assert b["decisions"] == a["decisions"]
-    assert (a["budget"], b["budget"]) == (36000, 108000)  # the compiled build searches further
+    assert (a["budget"], b["budget"]) == (36000, 216000)  # the compiled build searches further
 
     # A source changed after the build: importing the robots stops and says what to run.
     policy = compiled / "robots" / "policy.py"
