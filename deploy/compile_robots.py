@@ -4,9 +4,9 @@
 the modules a Difícil decision spends its time in (``MODULES``: the search, the play-outs' Normal
 policy, the pass search, the seat's knowledge, and the card masks they use) with mypyc and puts
 each extension beside its source, where Python imports it before the ``.py``. The sources stay
-the reference: the compiled build makes the same decisions from the same view and seed (tested),
-about three times faster, so the same CPU time limit lets it sample more deals. Without a C
-compiler nothing changes: the pure-Python modules are imported as before.
+the reference: the compiled build makes the same decisions from the same view, seed and budget
+(tested), about three times faster, and searches with a larger budget (``search.PLAY_BUDGET``).
+Without a C compiler nothing changes: the pure-Python modules are imported as before.
 ``python -m deploy.compile_robots --clean`` removes the extensions again.
 """
 

@@ -32,7 +32,7 @@ COMPILED_SEARCH = not __file__.endswith(".py")
 #: Sampled deals a card decision plays out at most, and its budget of simulated card plays (the
 #: deals times the cards left in them, for each candidate still in the running), which usually
 #: ends it first. The compiled build plays them about three times faster and gets six times the
-#: budget: a decision costs it about twice the CPU time, within 50 ms at the median.
+#: budget: a decision with a choice costs it up to about twice the CPU time (docs/ROBOTS.md).
 PLAY_WORLDS = 1800 if COMPILED_SEARCH else 300
 PLAY_BUDGET = 216_000 if COMPILED_SEARCH else 36_000
 #: Seconds of the thread's CPU time a card decision may take: a safety stop.
