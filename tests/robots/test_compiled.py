@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from deploy.compile_robots import GROUPS, MODULES, STAMP
+from deploy.compile_robots import GROUPS, MODULES, STAMP, module_name
 from robots import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,5 +110,4 @@ def test_the_compiled_robots_decide_exactly_as_the_pure_modules(tmp_path: Path) 
 
 def test_the_build_writes_the_stamp_the_robots_read() -> None:
     assert compiled.STAMP == ROOT / STAMP
-    assert {compiled.source_of(p.removesuffix(".py").replace("/", ".")) for p in MODULES} == {
-        ROOT / p for p in MODULES}
+    assert {compiled.source_of(module_name(p)) for p in MODULES} == {ROOT / p for p in MODULES}
