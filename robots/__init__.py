@@ -21,7 +21,8 @@ Levels (Normal by default):
   values the cards that stop it). Its pass plays a few sensible passes out in the same sampled
   deals (robots/passing.py) and keeps the Normal one unless another is clearly better.
 
-``hint(view)`` is the Pista: the Difícil search with a small fixed budget and a fixed seed.
+``hint(view)`` is the Pista: the Difícil decision itself (the same budget), with a fixed seed and
+no time limit, so the same view always gets the same hint.
 Robots never renege (never a card of ``view["renege_cards"]``), never accuse and never chat.
 """
 
@@ -41,7 +42,6 @@ from .search import PLAY_BUDGET, PLAY_TIME_LIMIT, PLAY_WORLDS, moon_plausible, s
 LEVELS: tuple[str, ...] = ("facil", "normal", "dificil")
 LEVEL_LABELS: dict[str, str] = {"facil": "Fácil", "normal": "Normal", "dificil": "Difícil"}
 ROBOT_NAMES: tuple[str, ...] = ("Carmen", "Tito", "Luna")
-HINT_WORLDS = 16
 
 
 def _needs_pass(view: dict[str, Any]) -> bool:
@@ -111,8 +111,12 @@ def decide(view: dict[str, Any], level: str, rng: random.Random,
 
 
 def hint(view: dict[str, Any]) -> dict[str, Any]:
-    """The Pista for a human: what the Difícil robot would do, with a small fixed budget."""
-    return decide(view, "dificil", random.Random(0), worlds=HINT_WORLDS, time_limit=None)
+    """The Pista for a human: what the Difícil robot would do in that seat.
+
+    Difícil's own search and budget (compiled or not), seeded with 0 and without the CPU-time
+    stop: a hint does not change with the machine's load, and asking twice gives the same card.
+    """
+    return decide(view, "dificil", random.Random(0), time_limit=None)
 
 
 __all__ = ["COMPILED", "LEVELS", "LEVEL_LABELS", "ROBOT_NAMES", "decide", "hint"]
