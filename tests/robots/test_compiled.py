@@ -20,11 +20,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Plays four seeded hands with the Normal robot and asks Difícil (no time limit, the same budget in
 # both builds: at most 200 deals or 36,000 simulated plays) for every pass and every fourth card
-# with a choice; prints the modules' files, the default budget and the decisions.
+# with a choice; prints the modules' files, the default budgets and the decisions.
 DECIDE = r"""
 import json, random, sys
 from rules import Game, Options, view_for, shuffled_deck
-import robots, robots.policy, robots.search, rules.cards
+import robots, robots.policy, robots.review, robots.search, rules.cards
 rng = random.Random(11)
 decisions = []
 for h in range(4):
@@ -52,7 +52,9 @@ for h in range(4):
             decisions.append(robots.decide(v, "dificil", random.Random(i), worlds=200,
                                           budget=36000, time_limit=None))
 files = [m.__file__ for m in (robots.search, robots.policy, rules.cards)]
-print(json.dumps({"files": files, "budget": robots.search.PLAY_BUDGET, "decisions": decisions}))
+print(json.dumps({"files": files, "budget": robots.search.PLAY_BUDGET,
+                  "worlds": robots.search.PLAY_WORLDS, "review": robots.review.REVIEW_WORLDS,
+                  "decisions": decisions}))
 """
 
 
@@ -90,6 +92,9 @@ def test_the_compiled_robots_decide_exactly_as_the_pure_modules(tmp_path: Path) 
     assert {d["type"] for d in a["decisions"]} == {"confirm_pass", "play"}
     assert b["decisions"] == a["decisions"]
     assert (a["budget"], b["budget"]) == (36000, 216000)  # the compiled build searches further
+    for build in (a, b):  # and Análisis looks deeper than play on either build
+        assert build["review"] > build["worlds"]
+    assert (a["review"], b["review"]) == (400, 2400)
 
     # A source changed after the build: importing the robots stops and says what to run.
     policy = compiled / "robots" / "policy.py"
