@@ -58,6 +58,7 @@ const S = {
   // game number -> the last chat id this page saw before that game began
   gameFloor: store(`corazones.gamefloor.${TABLE_ID}`) || {},
   hintNote: '',
+  hintBusy: false,  // a hint asked and not answered yet
 };
 
 const els = {
@@ -610,7 +611,13 @@ function renderActions() {
     btns.push(h('button.btn.btn-primary.btn-play', { type: 'button', id: 'play-btn', onclick: () => playCard(card) }, `Jugar ${short(card)}`));
   }
   if (!S.noHint && seated && v && ['passing', 'playing'].includes(v.phase) && (v.phase === 'playing' ? myTurn() : !v.pass_confirmed[mySeat()])) {
-    btns.push(h('button.btn.btn-hint', { type: 'button', id: 'hint-btn', onclick: askHint, html: `${ICONS.bulb} Pista` }));
+    // While Difícil searches (a robot process answers in a fraction of a second, longer when
+    // busy) the button says so and a second tap asks nothing more.
+    const busy = S.hintBusy;
+    btns.push(h('button.btn.btn-hint', {
+      type: 'button', id: 'hint-btn', onclick: askHint, 'aria-busy': busy ? 'true' : null,
+      'aria-disabled': busy ? 'true' : null, html: `${ICONS.bulb} ${busy ? 'Pensando…' : 'Pista'}`,
+    }));
   }
   if (seated && v && v.can_accuse) {
     btns.push(h('button.btn.btn-accuse', { type: 'button', id: 'accuse-btn', onclick: openAccuse, html: `${ICONS.scale} ACUSAR` }));
@@ -914,6 +921,9 @@ function chooseFocused() {
 // ------------------------------------------------------------------ hint, accuse, leave, last trick
 
 async function askHint() {
+  if (S.hintBusy) return;
+  S.hintBusy = true;
+  renderActions();
   try {
     const res = await getJSON(`${API}/hint`);
     const v = view();
@@ -938,6 +948,9 @@ async function askHint() {
       renderActions();
     }
     toast(e && e.status === 404 ? 'La pista todavía no está disponible en esta mesa' : (e.message || 'La pista no está disponible'), 'error');
+  } finally {
+    S.hintBusy = false;
+    renderActions();
   }
 }
 
