@@ -21,6 +21,7 @@ import json
 import math
 import secrets
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -42,19 +43,23 @@ def queue_key(app: Flask) -> str:
     return f"{QUEUE}:{hashlib.sha256(url.encode()).hexdigest()[:16]}"
 
 
-def _hint(view: dict[str, Any]) -> dict[str, Any]:
+def compute_hint(view: dict[str, Any]) -> dict[str, Any]:
+    """``robots.hint(view)`` computed in this process."""
     return dict(robots.hint(view))
 
 
 class HintServer:
-    """A robot process's side: one thread computes hints, in the order they were asked."""
+    """A robot process's side: one thread takes hints, in the order they were asked, and has
+    ``compute`` answer each (the robot worker's: in its search processes when it has any)."""
 
-    def __init__(self, app: Flask) -> None:
+    def __init__(self, app: Flask,
+                 compute: Callable[[dict[str, Any]], dict[str, Any]] = compute_hint) -> None:
         self.app = app
+        self.compute = compute
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="corazones-hint")
 
     def submit(self, view: dict[str, Any]) -> Future[dict[str, Any]]:
-        return self.pool.submit(_hint, view)
+        return self.pool.submit(self.compute, view)
 
     def serve_redis(self, url: str, stopping: Any) -> None:
         """Take hint jobs from Redis until ``stopping.is_set()``; answer each on its reply key."""
@@ -70,7 +75,7 @@ class HintServer:
                     if float(job.get("deadline", 0)) < time.time():
                         continue  # whoever asked has stopped waiting
                     try:
-                        answer: dict[str, Any] = {"ok": _hint(job["view"])}
+                        answer: dict[str, Any] = {"ok": self.compute(job["view"])}
                     except ValueError as err:
                         answer = {"error": str(err)}
                     reply = f"{key}:reply:{job['id']}"
@@ -94,7 +99,7 @@ def ask(view: dict[str, Any]) -> dict[str, Any]:
     if server is not None:
         return server.submit(view).result(timeout=timeout)
     if live._redis is None:
-        return _hint(view)  # no robot process can be reached: compute it here
+        return compute_hint(view)  # no robot process can be reached: compute it here
     key = queue_key(current_app)
     job_id = secrets.token_hex(12)
     reply = f"{key}:reply:{job_id}"
@@ -104,7 +109,7 @@ def ask(view: dict[str, Any]) -> dict[str, Any]:
         item = live._redis.blpop([reply], timeout=max(1, math.ceil(timeout)))
     except redis.RedisError:  # Redis is down: no robot process can be reached either
         current_app.logger.warning("hint: Redis unreachable, computing the hint in place")
-        return _hint(view)
+        return compute_hint(view)
     if not item:
         raise TimeoutError("no robot process answered the hint")
     answer = json.loads(item[1])

@@ -18,6 +18,7 @@ import random
 import signal
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
@@ -31,7 +32,7 @@ from . import analysis, live
 from .actions import perform
 from .db import db
 from .errors import ServiceError
-from .hint_jobs import HintServer
+from .hint_jobs import HintServer, compute_hint
 from .hooks import Commit
 from .lifecycle import die_with_parent
 from .maintenance import pending_robot_tables
@@ -115,7 +116,7 @@ class RobotWorker:
         self.analysis_job: int | None = None
         self.analyser: Executor | None = None
         # La Pista: asked by the web processes, computed here (tables/hint_jobs.py).
-        self.hints = HintServer(app)
+        self.hints = HintServer(app, self.hint)
 
     def start(self) -> None:
         self.thread.start()
@@ -164,6 +165,20 @@ class RobotWorker:
         if self.search_procs <= 0 or level not in SEARCHED_LEVELS:
             return dict(robots.decide(view, level, self.rng))
         seed = self.rng.getrandbits(63)
+        return self._searched(_search, (view, level, seed),
+                              lambda: dict(robots.decide(view, level, random.Random(seed))))
+
+    def hint(self, view: dict[str, Any]) -> dict[str, Any]:
+        """La Pista for ``view``: Difícil's whole search, so in a search process when there are
+        any (here it would hold this process's GIL while its threads write robot turns)."""
+        if self.search_procs <= 0:
+            return compute_hint(view)
+        return self._searched(compute_hint, (view,), lambda: compute_hint(view))
+
+    def _searched(self, fn: Callable[..., dict[str, Any]], args: tuple[Any, ...],
+                  here: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``fn(*args)`` in a search process; ``here()`` if the search processes fail (a broken
+        pool is replaced next time). A ValueError (nothing to decide) is the caller's."""
         try:
             with self.searcher_lock:
                 if self.searcher is None:
@@ -174,7 +189,7 @@ class RobotWorker:
                         self.search_procs, mp_context=multiprocessing.get_context("spawn"),
                         initializer=_search_init, initargs=(self.search_nice, os.getpid()))
                 searcher = self.searcher
-            return searcher.submit(_search, view, level, seed).result(timeout=60)
+            return searcher.submit(fn, *args).result(timeout=60)
         except ValueError:
             raise
         except Exception:  # a broken pool: decide here, start a new pool next time
@@ -183,7 +198,7 @@ class RobotWorker:
                 if self.searcher is not None:
                     self.searcher.shutdown(wait=False, cancel_futures=True)
                     self.searcher = None
-            return dict(robots.decide(view, level, random.Random(seed)))
+            return here()
 
     def kick(self, table_id: str) -> None:
         self.queue.put(table_id)

@@ -1,6 +1,7 @@
 """La Pista in the robot processes: a web process that runs no robots hands the hint over (Redis)
-and a `flask robots` process computes it; with no robot process the web process does not compute
-it itself but says, in Spanish, that the hint is late."""
+and a `flask robots` process computes it, in its search process (a whole Difícil search); with no
+robot process the web process does not compute it itself but says, in Spanish, that the hint is
+late."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 import robots
+from deploy.stack import cmdline, descendants
 from rules import view_for
 from tables.db import db
 from tables.models import Table
@@ -38,7 +40,8 @@ def test_the_hint_is_computed_by_a_robot_process_not_by_the_web(migrated: str,
             db.session.rollback()
         log = open(tmp_path / "robots.log", "w")  # noqa: SIM115 - closed below
         env = {"DATABASE_URL": migrated, "REDIS_URL": REDIS, "ROBOT_WORKER": "off",
-               "SECRET_KEY": "test-secret", "SCHEDULER": "off", "ANALYSIS_PROCS": "0"}
+               "SECRET_KEY": "test-secret", "SCHEDULER": "off", "ANALYSIS_PROCS": "0",
+               "ROBOT_SEARCH_PROCS": "1"}
         proc = subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "robots"],
                                 cwd=ROOT, env={**os.environ, **env}, stdout=log,
                                 stderr=subprocess.STDOUT)
@@ -47,8 +50,14 @@ def test_the_hint_is_computed_by_a_robot_process_not_by_the_web(migrated: str,
             r = ana.client.get(f"/api/tables/{tid}/hint")
             return r.get_json() if r.status_code == 200 else None
 
+        def searchers() -> list[int]:
+            return [p for p in descendants(proc.pid) if "spawn_main" in cmdline(p)]
+
+        # The table's robots are Normal: nothing else starts the search process.
+        assert searchers() == []
         hint = wait_until(answered, 60, 0.5)
         assert hint == {"cards": robots.hint(view)["cards"]}  # what Difícil would pass
+        assert len(searchers()) == 1  # the search ran there, not in the robot process's GIL
     finally:
         if proc is not None:
             proc.terminate()
