@@ -183,8 +183,8 @@ class RobotWorker:
             with self.searcher_lock:
                 if self.searcher is None:
                     # spawn: this process has threads (a fork could copy a held lock). The
-                    # pool starts its processes from the robot threads, which live as long as
-                    # the worker: the parent-death signal is tied to the starting thread.
+                    # pool starts its processes from the robot and hint threads, which live as
+                    # long as the worker: the parent-death signal is tied to the starting thread.
                     self.searcher = ProcessPoolExecutor(
                         self.search_procs, mp_context=multiprocessing.get_context("spawn"),
                         initializer=_search_init, initargs=(self.search_nice, os.getpid()))
