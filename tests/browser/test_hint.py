@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
+from rules import card_label
 from tests.browser.browserkit import MY_TURN_JS, add_robots_and_start, new_context, open_table, shot
 from tests.kit import wait_until
 
@@ -17,11 +18,6 @@ pytestmark = pytest.mark.browser
 HINT = "**/api/tables/*/hint"
 #: The hint route's limit per device and minute (tables/hint_routes.py HINT_LIMIT).
 LIMIT = 30
-
-
-def _short(card: str) -> str:
-    rank = "10" if card[0] == "T" else card[0]
-    return rank + {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}[card[1]]
 
 
 def _button(page: Page) -> tuple[str, str | None]:
@@ -71,7 +67,7 @@ def test_la_pista_thinks_answers_and_gives_the_button_back_when_refused(
             "els => els.map((e) => e.dataset.card)")
         assert sorted(chosen) == sorted(cards)
         line = page.inner_text("#hint-line")
-        assert line.startswith("Pista: pasa ") and all(_short(c) in line for c in cards), line
+        assert line.startswith("Pista: pasa ") and all(card_label(c) in line for c in cards), line
         assert _button(page) == ("Pista", None)
         shot(page, "hint-pass-390x844")
         page.click("#pass-btn")
@@ -83,7 +79,7 @@ def test_la_pista_thinks_answers_and_gives_the_button_back_when_refused(
             page.click("#hint-btn")
         card = answer.value.json()["card"]
         page.wait_for_selector(f"#hand .card.selected[data-card='{card}']")
-        assert page.inner_text("#hint-line").startswith(f"Pista: juega {_short(card)}.")
+        assert page.inner_text("#hint-line").startswith(f"Pista: juega {card_label(card)}.")
         for w, h in ((390, 844), (844, 390), (1440, 900)):
             page.set_viewport_size({"width": w, "height": h})
             page.wait_for_timeout(150)
