@@ -255,7 +255,7 @@ def _perform_locked(
         prior = snapshot.cached(table_id)
         known = (prior.pace, prior.clock) if prior is not None and prior.version == before \
             else None
-        clock_state = clock.sync_locked(table, seats, ctx.game, known)
+        clock_state = clock.sync_locked(table, seats, ctx.game, known, together=True)
         db.session.flush()
         # Kept once the commit succeeds; read before it (the commit expires the objects).
         done.change = snapshot.change_of(table, seats, ctx.game, clock_state, ctx.rows, before)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -24,6 +26,10 @@ pytestmark = pytest.mark.db
 CARD = [
     ("SELECT", "tables"), ("INSERT", "actions"), ("UPDATE", "tables"), ("UPDATE", "clock_seats"),
 ]
+#: PostgreSQL: the writes are one statement, the table row's UPDATE with the log entry and the
+#: seat clocks as data-modifying WITH parts (tables/together.py).
+CARD_TOGETHER = [("SELECT", "tables"), ("UPDATE", "tables")]
+TOGETHER_PARTS = [("INSERT", "actions"), ("UPDATE", "clock_seats"), ("UPDATE", "clock_seats")]
 
 
 def _outer(sql: str) -> str:
@@ -40,14 +46,23 @@ def _outer(sql: str) -> str:
 def _shape(sql: str) -> tuple[str, str] | None:
     """(verb, the table it reads or writes, outside any subquery); None for the transaction's
     own statements (BEGIN, COMMIT)."""
-    verb = sql.split(None, 1)[0].upper()
+    outer = _outer(sql).strip()
+    if outer.upper().startswith("WITH"):  # the statement after its WITH parts
+        outer = outer[re.search(r"\b(SELECT|INSERT|UPDATE|DELETE)\b", outer).start():]  # type: ignore[union-attr]
+    verb = outer.split(None, 1)[0].upper()
     if verb in ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"):
         return None
     where = {"SELECT": r"\bFROM\s+(\w+)", "INSERT": r"\bINTO\s+(\w+)",
              "UPDATE": r"^UPDATE\s+(\w+)", "DELETE": r"\bFROM\s+(\w+)"}[verb]
-    found = re.search(where, _outer(sql), re.IGNORECASE)
+    found = re.search(where, outer, re.IGNORECASE)
     assert found, sql
     return verb, found.group(1)
+
+
+def _parts(sql: str) -> list[tuple[str, str]]:
+    """The data-modifying WITH parts of a statement: (verb, table), in order."""
+    found = re.finditer(r"\bAS\s*\(\s*(INSERT\s+INTO|UPDATE)\s+(\w+)", sql, re.IGNORECASE)
+    return [(m.group(1).split()[0].upper(), m.group(2)) for m in found]
 
 
 def _first_to_play(app: Any) -> tuple[str, Player]:
@@ -63,15 +78,16 @@ def _first_to_play(app: Any) -> tuple[str, Player]:
     raise AssertionError("nobody holds the 2♣")
 
 
-def test_a_card_is_one_transaction_of_four_statements(app: Any) -> None:
+@contextmanager
+def _statements(app: Any) -> Iterator[dict[str, list[str]]]:
+    """The statements this thread sends while inside: ``writer`` (the session's engine) and
+    ``reader`` (PostgreSQL's read pool)."""
     from tables.db import _read_engine, db, is_sqlite
 
-    tid, holder = _first_to_play(app)
     with app.app_context():
         writer = db.engine
         reader = None if is_sqlite() else _read_engine(db.engine)
     seen: dict[str, list[str]] = {"writer": [], "reader": []}
-
     # The test client runs the request in this thread; the app's other threads (the robots'
     # sweep, which reads tables and seats every ROBOT_SWEEP s) use the same engines.
     mine = threading.get_ident()
@@ -86,15 +102,64 @@ def test_a_card_is_one_transaction_of_four_statements(app: Any) -> None:
     for engine, fn in listeners:
         event.listen(engine, "before_cursor_execute", fn)
     try:
-        answer = holder.act(tid, "play", card="2C").get_json()
+        yield seen
     finally:
         for engine, fn in listeners:
             event.remove(engine, "before_cursor_execute", fn)
+
+
+def _on_sqlite(app: Any) -> bool:
+    from tables.db import db, is_sqlite
+
+    with app.app_context():
+        return is_sqlite(db.engine)
+
+
+def test_a_card_is_one_transaction_of_few_statements(app: Any) -> None:
+    tid, holder = _first_to_play(app)
+    with _statements(app) as seen:
+        answer = holder.act(tid, "play", card="2C").get_json()
     assert answer["state"]["view"]["trick"][0]["card"] == "2C"
     shapes = [s for s in map(_shape, seen["writer"]) if s is not None]
-    assert shapes == CARD, "\n".join(seen["writer"])
+    if _on_sqlite(app):
+        assert shapes == CARD, "\n".join(seen["writer"])
+    else:
+        assert shapes == CARD_TOGETHER, "\n".join(seen["writer"])
+        written = next(s for s in seen["writer"] if _shape(s) == ("UPDATE", "tables"))
+        assert _parts(written) == TOGETHER_PARTS, written
     locked = next(s for s in seen["writer"] if _shape(s) == ("SELECT", "tables"))
     assert all(name in locked for name in ("seats", "actions", "push_subscriptions")), locked
     # The answer is built from the change itself: no read after the commit.
     assert seen["reader"] == []
     assert all("clock_tables" not in s for s in seen["writer"])
+
+
+def test_the_one_statement_carries_only_log_rows_and_changed_rows(app: Any) -> None:
+    """Anything else pending in the session (here a new device) and nothing is sent: the flush
+    writes it all as before. Otherwise the statement writes the changed columns (PostgreSQL;
+    SQLite always flushes) and the commit sends nothing more."""
+    from tables import together
+    from tables.db import db
+    from tables.models import Device, Table
+
+    tid, _players = lobby(app, humans=1, robots_=0)
+    sqlite = _on_sqlite(app)
+    with app.app_context():
+        table = db.session.get_one(Table, tid)
+        table.name = "Mesa de prueba"
+        db.session.add(Device(token_hash="0" * 64))
+        with _statements(app) as seen:
+            assert together.write(table, {}) is False
+        assert seen["writer"] == []
+        db.session.rollback()
+
+        table = db.session.get_one(Table, tid)
+        table.name = "Mesa de Berta"
+        with _statements(app) as seen:
+            assert together.write(table, {}) is not sqlite
+            db.session.commit()
+        written = [s for s in map(_shape, seen["writer"]) if s is not None]
+        assert written == [("UPDATE", "tables")], seen["writer"]  # once, not again at commit
+        db.session.expire_all()
+        assert db.session.get_one(Table, tid).name == "Mesa de Berta"
+        assert db.session.query(Device).filter_by(token_hash="0" * 64).count() == 0

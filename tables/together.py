@@ -1,0 +1,130 @@
+"""An action's writes in one statement (PostgreSQL): the log rows, the table row, the seats and
+the seat clocks sent together as data-modifying ``WITH`` parts of the table row's ``UPDATE``.
+
+Each statement of an action's transaction is a round trip made while the table's lock and a
+request place are held, and on a gevent worker each round trip also waits its turn of the event
+loop behind every page ready to run (docs/RELIABILITY.md). The ORM's flush sends the log rows and
+the table row one statement each, and the seat clocks follow in a third; together they are one.
+
+Only the shape every game action has goes this way: new log rows (``Action``) and changed
+columns of the table and seat rows already in the session. Anything else pending (a new device,
+a rating, a record, a deletion) and the caller flushes as before. PostgreSQL runs every part of
+the statement against the same snapshot; none of them touches a row another part writes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import bindparam, insert, inspect, update
+from sqlalchemy.orm.attributes import set_committed_value
+
+from .db import db
+from .models import Action, ClockSeat, Seat, Table
+from .snapshot import CLOCK_FIELDS
+
+
+def _changed(obj: Any) -> dict[str, Any]:
+    """The column attributes of a loaded row changed in this session: name -> new value."""
+    state = inspect(obj)
+    out: dict[str, Any] = {}
+    for attr in state.mapper.column_attrs:
+        if state.attrs[attr.key].history.has_changes():
+            out[attr.key] = getattr(obj, attr.key)
+    return out
+
+
+def _only_rows(session: Any) -> bool:
+    """Whether the session's pending changes are new log rows and changed table or seat rows."""
+    if session.deleted:
+        return False
+    if any(not isinstance(obj, Action) for obj in session.new):
+        return False
+    return all(isinstance(obj, (Table, Seat)) for obj in session.dirty)
+
+
+#: The log row's columns written (all but its serial id).
+_LOG_COLUMNS = [c.key for c in Action.__table__.columns if c.key != "id"]
+#: The seat clock row's columns written (``seat`` among them), as tables/clock.py gives them.
+_CLOCK_COLUMNS = CLOCK_FIELDS
+#: Statement shape -> the statement, built once: building one (coercing every value, its
+#: cache key, compiling it anew) cost more CPU than the round trips it saves (measured).
+_statements: dict[tuple[Any, ...], Any] = {}
+
+
+def _statement(shape: tuple[Any, ...]) -> Any:
+    """The one statement of ``shape`` (see ``write``), with named parameters."""
+    got = _statements.get(shape)
+    if got is not None:
+        return got
+    logs, table_columns, seat_columns, clock_seats, clock_new = shape
+    a, cs, s, t = Action.__table__, ClockSeat.__table__, Seat.__table__, Table.__table__
+    tid: Any = bindparam("tid")
+    parts: list[Any] = []
+    # One row a part: SQLAlchemy caches no statement with a multi-row VALUES (it compiled each).
+    for i in range(logs):
+        parts.append(insert(a).values({c: bindparam(f"l{i}_{c}") for c in _LOG_COLUMNS})
+                     .cte(f"logged{i}"))
+    for seat, columns in seat_columns:
+        parts.append(update(s).where(s.c.id == bindparam(f"s{seat}_id"))
+                     .values({c: bindparam(f"s{seat}_{c}") for c in columns})
+                     .cte(f"seat{seat}"))
+    for seat in clock_seats:
+        parts.append(update(cs).where(cs.c.table_id == tid, cs.c.seat == bindparam(f"c{seat}_seat"))
+                     .values({c: bindparam(f"c{seat}_{c}") for c in _CLOCK_COLUMNS if c != "seat"})
+                     .cte(f"clock{seat}"))
+    for i in range(clock_new):
+        parts.append(insert(cs).values({"table_id": tid, **{c: bindparam(f"n{i}_{c}")
+                                                            for c in _CLOCK_COLUMNS}})
+                     .cte(f"clock_new{i}"))
+    stmt = update(t).where(t.c.id == tid).values({c: bindparam(f"t_{c}") for c in table_columns})
+    if parts:
+        stmt = stmt.add_cte(*parts)
+    if len(_statements) > 2000:
+        _statements.clear()
+    _statements[shape] = stmt
+    return stmt
+
+
+def write(table: Table, clock_rows: dict[str, list[dict[str, Any]]]) -> bool:
+    """Send the session's pending rows and ``clock_rows`` (``{"insert": [...], "update": [...]}``
+    of the seat clocks' statement parameters, ``p_<column>``) in one statement. False, having
+    sent nothing, when the session holds anything else: the caller flushes as usual."""
+    session = db.session
+    if session.get_bind().dialect.name != "postgresql" or not _only_rows(session):
+        return False
+    table_values = _changed(table)
+    if not table_values:
+        return False
+    params: dict[str, Any] = {"tid": table.id}
+    params.update({f"t_{k}": v for k, v in table_values.items()})
+    logged = sorted(session.new, key=lambda r: int(r.version))
+    for i, row in enumerate(logged):
+        params.update({f"l{i}_{c}": getattr(row, c) for c in _LOG_COLUMNS})
+    seats_changed: list[tuple[Seat, dict[str, Any]]] = []
+    for obj in sorted((o for o in session.dirty if isinstance(o, Seat)), key=lambda o: o.seat):
+        values = _changed(obj)
+        if values:
+            seats_changed.append((obj, values))
+            params[f"s{obj.seat}_id"] = obj.id
+            params.update({f"s{obj.seat}_{k}": v for k, v in values.items()})
+    updated = sorted(clock_rows.get("update", []), key=lambda p: int(p["p_seat"]))
+    for row_params in updated:
+        seat = row_params["p_seat"]
+        params.update({f"c{seat}_{c}": row_params["p_" + c] for c in _CLOCK_COLUMNS})
+    added = clock_rows.get("insert", [])
+    for i, row_params in enumerate(added):
+        params.update({f"n{i}_{c}": row_params["p_" + c] for c in _CLOCK_COLUMNS})
+    shape = (len(logged), tuple(table_values), tuple((o.seat, tuple(v)) for o, v in seats_changed),
+             tuple(p["p_seat"] for p in updated), len(added))
+    with session.no_autoflush:  # the pending rows go in this statement, not before it
+        session.execute(_statement(shape), params)
+    # The rows are written: the session forgets them (the log rows) or takes their values as
+    # the database's (the table and seat rows), so the flush at commit sends nothing more.
+    for row in logged:
+        session.expunge(row)
+    written: list[tuple[Any, dict[str, Any]]] = [(table, table_values), *seats_changed]
+    for obj, values in written:
+        for key, value in values.items():
+            set_committed_value(obj, key, value)
+    return True
