@@ -66,3 +66,25 @@ def die_with_parent(parent_pid: int, sig: int = signal.SIGKILL, *, watchdog: boo
         _end(sig)
     if watchdog:
         watch_parent(parent_pid, sig, interval)
+
+
+def step_back(nice: int) -> None:
+    """Give the cores to the processes that serve people first: ``nice`` steps nicer, in a
+    scheduling group of this process's own.
+
+    Linux with autogroups (``kernel.sched_autogroup_enabled``, on by default in many kernels)
+    shares the cores between sessions first and honours niceness only inside a session. A
+    search process niced inside its robot process's session, itself a session apart from the
+    web server's (honcho, systemd and deploy/stack.py start each process in its own), still got
+    a whole group's share: at 1-3 s a decision the web workers waited on the run queue longer
+    than they ran (docs/RELIABILITY.md, run U). In a session of its own whose group carries the
+    same niceness, the process steps back against every other group as well. (Under systemd
+    with the cpu controller, units are groups too: docs/DEPLOY.md gives the robots' a lower
+    ``CPUWeight``.)"""
+    os.nice(nice)
+    try:
+        os.setsid()  # not the leader of its process group: a child started by another process
+        with open("/proc/self/autogroup", "w") as group:  # only Linux with autogroups has it
+            group.write(str(nice))
+    except OSError:
+        pass

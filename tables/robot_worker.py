@@ -34,7 +34,7 @@ from .db import db
 from .errors import ServiceError
 from .hint_jobs import HintServer, compute_hint
 from .hooks import Commit
-from .lifecycle import die_with_parent
+from .lifecycle import die_with_parent, step_back
 from .maintenance import pending_robot_tables
 from .models import Table
 from .seating import due_robot_seats, load_game, load_seats
@@ -54,7 +54,7 @@ def _search_init(nice: int, parent_pid: int) -> None:
     die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if nice > 0:
-        os.nice(nice)
+        step_back(nice)
 
 
 def _search(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:

@@ -5,9 +5,11 @@ other server may be running while this test checks that nobody but the worker pl
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -107,6 +109,13 @@ def test_difficult_robots_search_in_lower_priority_processes(server_factory):
         # ROBOT_NICE is added to the worker's own niceness (the suite may itself run niced)
         lower = min(19, _nice(worker.pid) + 5)
         assert all(nice == lower for _, nice in searchers), (lower, searchers)
+        # ... in a session of its own, whose scheduling group (Linux autogroups: niceness counts
+        # only inside a group) steps back by as much
+        for pid, _nice_value in searchers:
+            assert os.getsid(pid) == pid != os.getsid(worker.pid)
+            group = Path(f"/proc/{pid}/autogroup")
+            if group.exists():  # Linux with autogroups
+                assert group.read_text().split()[-1] == "5", group.read_text()
         assert worker.poll() is None
         # the search process and multiprocessing's resource tracker
         started = descendants(worker.pid)
