@@ -1,4 +1,5 @@
-"""Process lifetime: a child process dies with the process that started it.
+"""Process lifetime and rank: a child process dies with the process that started it, and a
+background process steps back behind the ones that serve people (``step_back``).
 
 A process killed with SIGKILL runs no clean-up, so the processes it started (the robots' Difícil
 search processes, gunicorn's web workers) would live on under PID 1: a search process (and
