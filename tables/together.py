@@ -45,8 +45,6 @@ def _only_rows(session: Any) -> bool:
 
 #: The log row's columns written (all but its serial id).
 _LOG_COLUMNS = [c.key for c in Action.__table__.columns if c.key != "id"]
-#: The seat clock row's columns written (``seat`` among them), as tables/clock.py gives them.
-_CLOCK_COLUMNS = CLOCK_FIELDS
 #: Statement shape -> the statement, built once: building one (coercing every value, its
 #: cache key, compiling it anew) cost more CPU than the round trips it saves (measured).
 _statements: dict[tuple[Any, ...], Any] = {}
@@ -71,11 +69,11 @@ def _statement(shape: tuple[Any, ...]) -> Any:
                      .cte(f"seat{seat}"))
     for seat in clock_seats:
         parts.append(update(cs).where(cs.c.table_id == tid, cs.c.seat == bindparam(f"c{seat}_seat"))
-                     .values({c: bindparam(f"c{seat}_{c}") for c in _CLOCK_COLUMNS if c != "seat"})
+                     .values({c: bindparam(f"c{seat}_{c}") for c in CLOCK_FIELDS if c != "seat"})
                      .cte(f"clock{seat}"))
     for i in range(clock_new):
         parts.append(insert(cs).values({"table_id": tid, **{c: bindparam(f"n{i}_{c}")
-                                                            for c in _CLOCK_COLUMNS}})
+                                                            for c in CLOCK_FIELDS}})
                      .cte(f"clock_new{i}"))
     stmt = update(t).where(t.c.id == tid).values({c: bindparam(f"t_{c}") for c in table_columns})
     if parts:
@@ -111,10 +109,10 @@ def write(table: Table, clock_rows: dict[str, list[dict[str, Any]]]) -> bool:
     updated = sorted(clock_rows.get("update", []), key=lambda p: int(p["p_seat"]))
     for row_params in updated:
         seat = row_params["p_seat"]
-        params.update({f"c{seat}_{c}": row_params["p_" + c] for c in _CLOCK_COLUMNS})
+        params.update({f"c{seat}_{c}": row_params["p_" + c] for c in CLOCK_FIELDS})
     added = clock_rows.get("insert", [])
     for i, row_params in enumerate(added):
-        params.update({f"n{i}_{c}": row_params["p_" + c] for c in _CLOCK_COLUMNS})
+        params.update({f"n{i}_{c}": row_params["p_" + c] for c in CLOCK_FIELDS})
     shape = (len(logged), tuple(table_values), tuple((o.seat, tuple(v)) for o, v in seats_changed),
              tuple(p["p_seat"] for p in updated), len(added))
     with session.no_autoflush:  # the pending rows go in this statement, not before it
