@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.kit import ROOT, Player, Server, close_app, make_app, pg_url
+from tests.kit import ROOT, RUNNING, Player, RobotProcess, Server, close_app, make_app, pg_url
 
 
 @pytest.fixture(scope="session")
@@ -102,6 +102,23 @@ def shared_server(migrated: str, instance_dir: Path) -> Iterator[Server]:
     s = Server(migrated, instance_dir, ROBOT_WORKER="off").start()
     yield s
     s.stop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed test's report shows what its server and robot processes wrote (the end of it)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        for proc in RUNNING:
+            report.sections.append((proc.title(), proc.output()[-8000:]))
+
+
+@pytest.fixture(autouse=True)
+def _robot_processes_end_with_the_test() -> Iterator[None]:
+    yield
+    for proc in [p for p in RUNNING if isinstance(p, RobotProcess)]:
+        proc.close()
 
 
 @pytest.fixture()

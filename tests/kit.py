@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The server and robot processes of the test running now, whose output a failed test shows
+#: (tests/conftest.py): what a process logged is often the only trace of why it failed.
+RUNNING: list[Any] = []
 
 
 def pg_url(base: str, schema: str) -> str:
@@ -126,6 +129,7 @@ class Server:
         # fill up and stall the server)
         self.close_log()
         self.log = tempfile.TemporaryFile()
+        RUNNING.append(self)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "serve", "--port", str(self.port)], cwd=ROOT,
             env=self.env, stdout=subprocess.DEVNULL, stderr=self.log,
@@ -154,10 +158,17 @@ class Server:
         self.log.seek(0)
         return self.log.read().decode("utf-8", "replace")
 
+    output = stderr
+
+    def title(self) -> str:
+        return f"server {self.url} wrote"
+
     def close_log(self) -> None:
         if self.log is not None:
             self.log.close()
             self.log = None
+        if self in RUNNING:
+            RUNNING.remove(self)
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -174,6 +185,41 @@ class Server:
                 self.proc.wait()
         self.close_log()
 
+
+
+class RobotProcess:
+    """A ``flask robots`` process; what it writes is kept (and shown with a failed test)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "flask", "--app", "app", "robots"], cwd=ROOT, env=env,
+            stdout=self.log, stderr=subprocess.STDOUT)
+        self.pid = self.proc.pid
+        RUNNING.append(self)
+
+    def title(self) -> str:
+        return f"flask robots (pid {self.pid}) wrote"
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")
+
+    def stop(self, kill: bool = False) -> None:
+        """SIGTERM (or SIGKILL), then wait for the end. What it wrote stays readable until the
+        test ends (``close``)."""
+        if self.proc.poll() is None:
+            if kill:
+                self.proc.kill()
+            else:
+                self.proc.terminate()
+            self.proc.wait(timeout=30)
+
+    def close(self) -> None:
+        self.stop(kill=True)
+        self.log.close()
+        if self in RUNNING:
+            RUNNING.remove(self)
 
 class HttpPlayer:
     """A browser talking to a real server over HTTP (requests keeps its cookies)."""

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -18,7 +16,7 @@ from tables.analysis import DONE, QUEUED, game_before
 from tables.db import db
 from tables.models import GameAnalysis, Table, utcnow
 from tables.robot_worker import RobotWorker
-from tests.kit import ROOT, Player, close_app, error, lobby, make_app, wait_until
+from tests.kit import Player, RobotProcess, close_app, error, lobby, make_app, wait_until
 from tests.tables.test_records import play_out
 
 pytestmark = pytest.mark.db
@@ -172,7 +170,7 @@ def test_a_stopped_process_is_resumed_without_redoing_decisions(game):
     second.stop()
 
 
-def test_a_killed_robot_process_is_resumed_by_another(game, tmp_path):
+def test_a_killed_robot_process_is_resumed_by_another(game):
     """Production shape: `flask robots` processes. One is killed (SIGKILL) in the middle of an
     analysis; another takes it over when the lease runs out and finishes it from where the first
     stopped, keeping every review the first one saved."""
@@ -187,20 +185,11 @@ def test_a_killed_robot_process_is_resumed_by_another(game, tmp_path):
            "ANALYSIS_PROCS": "0", "ANALYSIS_LEASE": "2", "ANALYSIS_POLL": "0.2"}
     env.pop("REDIS_URL", None)
 
-    def robots_process(name: str) -> subprocess.Popen[bytes]:
-        log = open(tmp_path / name, "wb")  # noqa: SIM115 - the child keeps its own copy
-        try:
-            return subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "robots"],
-                                    cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        finally:
-            log.close()
-
-    first = robots_process("first.log")
+    first = RobotProcess(env)
     try:
         wait_until(lambda: len(game.row(game.carla)["results"]) >= 3, 90, 0.05)
     finally:
-        first.kill()
-        first.wait(timeout=10)
+        first.stop(kill=True)
     before = game.row(game.carla)
     kept = list(before["results"])
     assert before["status"] == "running" and 3 <= len(kept) < len(before["decisions"])
@@ -208,13 +197,12 @@ def test_a_killed_robot_process_is_resumed_by_another(game, tmp_path):
     with game.app.app_context():  # the rest quickly (and told apart from what was kept)
         db.session.get(GameAnalysis, aid).worlds = WORLDS
         db.session.commit()
-    second = robots_process("second.log")
+    second = RobotProcess(env)
     try:
         done = wait_until(lambda: (lambda row: row if row["status"] == DONE else None)(
             game.row(game.carla)), 120, 0.1)
     finally:
-        second.terminate()
-        second.wait(timeout=30)
+        second.stop()
     assert done["results"][:len(kept)] == kept  # nothing kept was redone
     assert all(r["worlds"] in (0, WORLDS) for r in done["results"][len(kept):])
     assert len(done["results"]) == len(done["decisions"])

@@ -6,8 +6,6 @@ late."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -18,15 +16,14 @@ from rules import view_for
 from tables.db import db
 from tables.models import Table
 from tables.seating import load_game
-from tests.kit import ROOT, close_app, error, lobby, make_app, wait_until
+from tests.kit import RobotProcess, close_app, error, lobby, make_app, wait_until
 
 pytestmark = pytest.mark.db
 
 REDIS = "redis://127.0.0.1:6379/0"
 
 
-def test_the_hint_is_computed_by_a_robot_process_not_by_the_web(migrated: str,
-                                                                tmp_path: Any) -> None:
+def test_the_hint_is_computed_by_a_robot_process_not_by_the_web(migrated: str) -> None:
     web = make_app(migrated, ROBOT_WORKER="off", REDIS_URL=REDIS, HINT_TIMEOUT=1.5)
     proc = None
     try:
@@ -38,13 +35,10 @@ def test_the_hint_is_computed_by_a_robot_process_not_by_the_web(migrated: str,
         with web.app_context():
             view = view_for(load_game(db.session.get(Table, tid)), 0)
             db.session.rollback()
-        log = open(tmp_path / "robots.log", "w")  # noqa: SIM115 - closed below
         env = {"DATABASE_URL": migrated, "REDIS_URL": REDIS, "ROBOT_WORKER": "off",
                "SECRET_KEY": "test-secret", "SCHEDULER": "off", "ANALYSIS_PROCS": "0",
                "ROBOT_SEARCH_PROCS": "1"}
-        proc = subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "robots"],
-                                cwd=ROOT, env={**os.environ, **env}, stdout=log,
-                                stderr=subprocess.STDOUT)
+        proc = RobotProcess({**os.environ, **env})
 
         def answered() -> dict[str, Any] | None:
             r = ana.client.get(f"/api/tables/{tid}/hint")
@@ -60,7 +54,5 @@ def test_the_hint_is_computed_by_a_robot_process_not_by_the_web(migrated: str,
         assert len(searchers()) == 1  # the search ran there, not in the robot process's GIL
     finally:
         if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=30)
-            log.close()
+            proc.stop()
         close_app(web)

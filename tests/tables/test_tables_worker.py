@@ -6,8 +6,6 @@ other server may be running while this test checks that nobody but the worker pl
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ from typing import Any
 import pytest
 
 from deploy.stack import alive, cmdline, descendants
-from tests.kit import ROOT, HttpPlayer, wait_until
+from tests.kit import HttpPlayer, RobotProcess, wait_until
 
 pytestmark = pytest.mark.db
 
@@ -32,11 +30,7 @@ def test_a_separate_robot_worker_process_plays_the_robots(server_factory, migrat
     host.act(tid, "start")
     time.sleep(0.5)  # a check that nothing happens: a robot's chance to (wrongly) act in the web
     assert host.state(tid)["view"]["pass_confirmed"] == [False] * 4  # nobody plays them yet
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "flask", "--app", "app", "robots"], cwd=ROOT,
-        env={**web.env, "ROBOT_WORKER": "off"}, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    worker = RobotProcess({**web.env, "ROBOT_WORKER": "off"})
     try:
         def robots_passed() -> dict[str, Any] | None:
             s = host.state(tid)
@@ -45,8 +39,7 @@ def test_a_separate_robot_worker_process_plays_the_robots(server_factory, migrat
         st = wait_until(robots_passed, 30)
         assert st["view"]["pass_confirmed"][0] is False
     finally:
-        worker.terminate()
-        worker.wait(timeout=10)
+        worker.stop()
 
 
 def _nice(pid: int) -> int:
@@ -83,14 +76,11 @@ def test_difficult_robots_search_in_lower_priority_processes(server_factory):
     for seat in (1, 2, 3):
         assert host.act(tid, "add_robot", seat=seat).status_code == 200
     assert host.act(tid, "start").status_code == 200
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "flask", "--app", "app", "robots"], cwd=ROOT,
-        env={**web.env, "ROBOT_WORKER": "off", "ROBOT_SEARCH_PROCS": "1", "ROBOT_NICE": "5"},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    worker = RobotProcess({**web.env, "ROBOT_WORKER": "off", "ROBOT_SEARCH_PROCS": "1",
+                           "ROBOT_NICE": "5"})
     try:
-        st = wait_until(lambda: (s := host.state(tid))["view"]["pass_confirmed"][1:] == [True] * 3
-                        and s, 30)
+        st = wait_until(
+            lambda: (s := host.state(tid))["view"]["pass_confirmed"][1:] == [True] * 3 and s, 30)
         assert host.act(tid, "confirm_pass", cards=st["view"]["hand"][:3]).status_code == 200
 
         def robot_plays() -> int:
@@ -116,12 +106,11 @@ def test_difficult_robots_search_in_lower_priority_processes(server_factory):
             group = Path(f"/proc/{pid}/autogroup")
             if group.exists():  # Linux with autogroups
                 assert group.read_text().split()[-1] == "5", group.read_text()
-        assert worker.poll() is None
+        assert worker.proc.poll() is None
         # the search process and multiprocessing's resource tracker
         started = descendants(worker.pid)
         assert len(started) == 2, [cmdline(p) for p in started]
     finally:
-        worker.terminate()
-        worker.wait(timeout=10)
+        worker.stop()
     # SIGTERM ends `flask robots` with no clean-up of its own: what it started ends with it
     wait_until(lambda: not any(alive(p) for p in started), 30, 0.1)
