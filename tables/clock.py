@@ -112,6 +112,11 @@ PACES: dict[str, Pace] = {
                     LIVE_GRACE_PLAY, LIVE_RESERVE),
 }
 
+#: The paces as every state lists them: one list shared by all states (read, never changed),
+#: so a stream's comparison with the state it sent last finds it the same at once.
+_PACES_SHOWN: list[dict[str, str]] = [{"id": p.id, "label": p.label, "description": p.description}
+                                      for p in PACES.values()]
+
 
 # -------------------------------------------------------------------- time and config
 
@@ -549,8 +554,7 @@ def add_to_state(state: dict[str, Any], table: Any, seats: list[Any], game: Game
     t = state["table"]
     t["pace"] = pace.id
     t["pace_label"] = pace.label
-    t["paces"] = [{"id": p.id, "label": p.label, "description": p.description}
-                  for p in PACES.values()]
+    t["paces"] = _PACES_SHOWN
     t["clock"] = {"now": _iso(at), "grace": grace_for(pace, DutyKind.PLAY),
                   "reserve": reserve_for(pace), "seats": clock_seats}
     for js, s in zip(t["seats"], seats, strict=True):

@@ -50,6 +50,14 @@ def chat_json(rows: list[Any]) -> list[dict[str, Any]]:
              "text": r.payload.get("text", ""), "at": iso(r.at)} for r in rows]
 
 
+#: The parts of every state that never change, built once and shared by every state (read,
+#: never changed): a stream compares each event with the one it sent last (tables/patches.py),
+#: and the same object is the same at once, where equal copies were compared item by item.
+_TAUNTS: list[dict[str, str]] = [dict(t) for t in TAUNTS]
+_LEVELS: list[dict[str, str]] = [{"id": lv, "label": LEVEL_LABELS.get(lv, lv)} for lv in LEVELS]
+_DECKS: list[str] = list(DECKS)
+
+
 def viewer_deck(snap: snapshot.Snapshot, device_id: int | None) -> str:
     """The deck design this viewer chose at the table (the table's own by default)."""
     if device_id is None:
@@ -88,9 +96,9 @@ def build_state(
             "game_number": table.game_number,
             "seats": [seat_json(s, table) for s in seats],
             "spectators": count_spectators(seats, present),
-            "taunts": [dict(t) for t in TAUNTS],
-            "levels": [{"id": lv, "label": LEVEL_LABELS.get(lv, lv)} for lv in LEVELS],
-            "decks": list(DECKS),
+            "taunts": _TAUNTS,
+            "levels": _LEVELS,
+            "decks": _DECKS,
         },
         "me": {
             "seat": my_seat,
