@@ -7,6 +7,7 @@ ever produce the same value: a seat link, a table id made from a creation's acti
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import json
@@ -21,7 +22,10 @@ from .kinds import PROOF_ID_LEN
 
 def keyed(purpose: str, *parts: object) -> bytes:
     """HMAC-SHA256 of ``purpose:part:part…`` under the app's SECRET_KEY."""
-    key = current_app.config["SECRET_KEY"]
+    return _keyed(current_app.config["SECRET_KEY"], purpose, *parts)
+
+
+def _keyed(key: str | bytes, purpose: str, *parts: object) -> bytes:
     key_bytes = key.encode() if isinstance(key, str) else bytes(key)
     text = ":".join([purpose, *(str(p) for p in parts)])
     return hmac.new(key_bytes, text.encode(), hashlib.sha256).digest()
@@ -29,7 +33,13 @@ def keyed(purpose: str, *parts: object) -> bytes:
 
 def seat_token(table_id: str, seat: int, gen: int) -> str:
     """The private link of a seat (``/t/<id>/s/<token>``); a new ``gen`` voids the old one."""
-    return keyed("seat", table_id, seat, gen).hex()[:40]
+    return _seat_token(current_app.config["SECRET_KEY"], table_id, seat, gen)
+
+
+@functools.lru_cache(maxsize=8192)
+def _seat_token(key: str | bytes, table_id: str, seat: int, gen: int) -> str:
+    # Remembered: every state a seated viewer gets carries its link, one HMAC each.
+    return _keyed(key, "seat", table_id, seat, gen).hex()[:40]
 
 
 def seat_token_matches(table_id: str, seat: int, gen: int, token: str) -> bool:
