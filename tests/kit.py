@@ -186,7 +186,6 @@ class Server:
         self.close_log()
 
 
-
 class RobotProcess:
     """A ``flask robots`` process; what it writes is kept (and shown with a failed test)."""
 
