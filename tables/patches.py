@@ -43,15 +43,49 @@ def _diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equal as JSON: ``True`` is not ``1`` there, though Python's ``==`` says it is."""
+    """Equal as JSON: ``True`` is not ``1`` there, though Python's ``==`` says it is.
+
+    Every event of a stream compares a whole state with the one sent before, most of it equal:
+    the leaves are compared in the loops, with no call each (a call a leaf was most of an
+    event's CPU)."""
     if a is b:
         return True
-    if type(a) is not type(b):
+    kind = type(a)
+    if kind is not type(b):
         return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
-    if isinstance(a, list):
-        return len(a) == len(b) and all(map(_same, a, b))
+    if kind is dict:
+        if len(a) != len(b):
+            return False
+        for key, x in a.items():
+            if key not in b:
+                return False
+            y = b[key]
+            if x is y:
+                continue
+            inner = type(x)
+            if inner is not type(y):
+                return False
+            if inner is dict or inner is list:
+                if not _same(x, y):
+                    return False
+            elif x != y:
+                return False
+        return True
+    if kind is list:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):
+            if x is y:
+                continue
+            inner = type(x)
+            if inner is not type(y):
+                return False
+            if inner is dict or inner is list:
+                if not _same(x, y):
+                    return False
+            elif x != y:
+                return False
+        return True
     return bool(a == b)
 
 

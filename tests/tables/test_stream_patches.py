@@ -42,6 +42,15 @@ def test_a_patch_rebuilds_the_new_state_and_leaves_the_old_one_alone(old, new):
         assert patch == {}
 
 
+@settings(max_examples=500, deadline=None)
+@given(JSON, JSON)
+def test_same_is_equality_as_json(a, b):
+    """The comparison the patches rest on says equal exactly when the JSON texts are."""
+    as_json = json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    assert patches._same(a, b) is as_json
+    assert patches._same(a, json.loads(json.dumps(a))) is True  # an equal copy, not the object
+
+
 def test_a_flag_that_becomes_a_number_is_sent():
     assert patches.diff({"a": True, "b": [0]}, {"a": 1, "b": [False]}) == {"a": 1, "b": [False]}
 
