@@ -42,11 +42,16 @@ def make_app(database_url: str, **config: Any) -> Any:
 
 
 def close_app(app: Any) -> None:
+    """Stop what the app runs in threads, then its connections. A push sender left running
+    keeps sending the database's due pushes with its own app's settings: other tests' pushes
+    too, which an app without PUSH_INSECURE_ENDPOINTS refuses for good (a loopback address)."""
+    from tables.db import db, dispose_read_pool
+    from tables.push import stop_sender
+
     worker = app.extensions.get("corazones_robots")
     if worker is not None:
         worker.stop()
-    from tables.db import db, dispose_read_pool
-
+    stop_sender(app)
     with app.app_context():
         db.session.remove()
         dispose_read_pool(db.engine)
