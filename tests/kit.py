@@ -225,6 +225,7 @@ class RobotProcess:
         if self in RUNNING:
             RUNNING.remove(self)
 
+
 class HttpPlayer:
     """A browser talking to a real server over HTTP (requests keeps its cookies)."""
 

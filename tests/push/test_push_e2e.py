@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 
 from tables.db import db
 from tables.models import PushOutbox, PushSubscription, PushTurn
-from tables.push import drain, send_due_reminders, stop_sender
+from tables.push import drain, send_due_reminders
 from tests.kit import Player, close_app, make_app, wait_until
 from tests.push.pushkit import PushService, Subscriber, verify_vapid
 
@@ -27,7 +27,6 @@ def papp(migrated: str) -> Iterator[Any]:
     app = make_app(migrated, PUSH_INSECURE_ENDPOINTS=True, PUSH_SWEEP=0.2,
                    PUSH_BACKOFF=0.5, ROBOT_DELAY=0.0)
     yield app
-    stop_sender(app)
     close_app(app)
 
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from tables.push import stop_sender
 from tests.kit import Player, close_app, make_app
 from tests.push.pushkit import PushService, Subscriber, verify_vapid
 
@@ -18,7 +17,6 @@ def papp(migrated: str) -> Iterator[Any]:
     app = make_app(migrated, PUSH_INSECURE_ENDPOINTS=True, PUSH_SWEEP=0.2,
                         PUSH_BACKOFF=0.5, ROBOT_DELAY=0.0)
     yield app
-    stop_sender(app)
     close_app(app)
 
 

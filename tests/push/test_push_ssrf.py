@@ -18,7 +18,6 @@ from sqlalchemy import func, select
 
 from tables.db import db
 from tables.models import PushOutbox, PushSubscription
-from tables.push import stop_sender
 from tables.push.net import (
     AddressGuard,
     BlockedAddress,
@@ -142,7 +141,6 @@ def prod_app(migrated: str) -> Iterator[Any]:
     app = make_app(migrated, PUSH_SENDER="off",
                    PUSH_RESOLVER=lambda host, port: ["10.255.255.1"])
     yield app
-    stop_sender(app)
     close_app(app)
 
 
@@ -399,7 +397,6 @@ def test_a_push_service_name_resolving_to_a_private_address_is_not_sent(
             assert drain(tid) == []  # failed for good: nothing left to retry
         assert len(resolver.asked) == asked
     finally:
-        stop_sender(app)
         close_app(app)
 
 
@@ -419,5 +416,4 @@ def test_a_redirecting_push_service_is_a_failed_delivery(migrated: str,
             assert [r.status for r in push_service.to(sub.path)] == [301]
             assert other.received == []
     finally:
-        stop_sender(app)
         close_app(app)

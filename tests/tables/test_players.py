@@ -25,21 +25,9 @@ from tables import identity, players
 from tables.db import db
 from tables.models import ClockSeat, Device, PushDevice, PushSubscription, utcnow
 from tables.seating import duties, load_game, load_seats, locked_table
-from tests.kit import Player, close_app, error, make_app
+from tests.kit import Player, error
 
 pytestmark = pytest.mark.db
-
-
-@pytest.fixture()
-def app(migrated: str) -> Any:
-    """The app, its push sender stopped at the end (these tests keep subscriptions)."""
-    from tables.push import stop_sender
-
-    application = make_app(migrated)
-    yield application
-    stop_sender(application)
-    close_app(application)
-
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
