@@ -315,25 +315,19 @@ def _lock_table_and_seats(table_id: str, action_id: str | None) -> _Locked | Non
     return _Locked(table, *_seats_and_facts(table_id, action_id))
 
 
-#: (with an action id, SQLite) -> the locking statement, built once: building it anew for each
-#: action (its clauses, then its cache key) cost about 1.5 of the 6 ms of CPU a card took
-#: (docs/RELIABILITY.md, run V).
-_lock_statements: dict[tuple[bool, bool], Any] = {}
+def _build_lock_statement(with_action: bool, sqlite: bool) -> Any:
+    """``_lock_table_and_seats``'s statement, with the parameters ``tid`` and ``aid``."""
+    tid: Any = bindparam("tid")
+    first, pushed = _facts(tid, bindparam("aid") if with_action else None)
+    seen = select(_EARLIER.c.version).where(_EARLIER.c.id == tid).scalar_subquery()
+    stmt = select(Table, *_SEATS, first, pushed, seen)
+    for i, seat in enumerate(_SEATS):  # one row: the table's columns once, not once a seat
+        stmt = stmt.join(seat, (seat.table_id == Table.id) & (seat.seat == i))
+    return locking(stmt.where(Table.id == tid), sqlite)
 
 
 def _lock_statement(with_action: bool, sqlite: bool) -> Any:
-    """``_lock_table_and_seats``'s statement, with the parameters ``tid`` and ``aid``."""
-    got = _lock_statements.get((with_action, sqlite))
-    if got is None:
-        tid: Any = bindparam("tid")
-        first, pushed = _facts(tid, bindparam("aid") if with_action else None)
-        seen = select(_EARLIER.c.version).where(_EARLIER.c.id == tid).scalar_subquery()
-        stmt = select(Table, *_SEATS, first, pushed, seen)
-        for i, seat in enumerate(_SEATS):  # one row: the table's columns once, not once a seat
-            stmt = stmt.join(seat, (seat.table_id == Table.id) & (seat.seat == i))
-        got = locking(stmt.where(Table.id == tid))
-        _lock_statements[(with_action, sqlite)] = got
-    return got
+    return _LOCK_STATEMENTS[(with_action, sqlite)]
 
 
 def _facts(table_id: Any, action_id: Any) -> tuple[Any, Any]:
@@ -344,6 +338,17 @@ def _facts(table_id: Any, action_id: Any) -> tuple[Any, Any]:
         if action_id is not None else null()
     pushed = select(PushSubscription.id).where(PushSubscription.table_id == table_id).exists()
     return first, pushed
+
+
+#: (with an action id, SQLite) -> the locking statement. Built once: building it for each action
+#: (its clauses, then its cache key) cost about 1.5 of the 6 ms of CPU a card took
+#: (docs/RELIABILITY.md, run V). Built here, while the module loads in one thread: SQLAlchemy
+#: fills in an alias's columns on first use, and threads doing that at once (a robot process's)
+#: can leave a seat alias's column bound to the plain seats table for good, after which every
+#: build or compile of the statement fails (tests/tables/test_lock_statement_threads.py).
+_LOCK_STATEMENTS: dict[tuple[bool, bool], Any] = {
+    (with_action, sqlite): _build_lock_statement(with_action, sqlite)
+    for with_action in (False, True) for sqlite in (False, True)}
 
 
 def _seats_and_facts(table_id: str, action_id: str | None

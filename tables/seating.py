@@ -40,11 +40,12 @@ def locked_table(table_id: str) -> Iterator[Table | None]:
 AnySelect = TypeVar("AnySelect", bound="Select[*tuple[Any, ...]]")
 
 
-def locking(stmt: AnySelect) -> AnySelect:
+def locking(stmt: AnySelect, sqlite: bool | None = None) -> AnySelect:
     """``stmt`` locking the rows it reads until the transaction ends (PostgreSQL's ``FOR UPDATE``;
     on SQLite the write transaction's ``BEGIN IMMEDIATE`` already keeps every other writer out),
-    and refreshing the objects the session already holds with what it reads."""
-    if not is_sqlite():
+    and refreshing the objects the session already holds with what it reads. ``sqlite`` names
+    the database for a statement built outside a request (None: the app's)."""
+    if not (is_sqlite() if sqlite is None else sqlite):
         stmt = stmt.with_for_update()
     return stmt.execution_options(populate_existing=True)
 
