@@ -1,5 +1,6 @@
-"""Process lifetime and rank: a child process dies with the process that started it, and a
-background process steps back behind the ones that serve people (``step_back``).
+"""Process lifetime and rank: a child process dies with the process that started it, a
+background process steps back behind the ones that serve people (``step_back``) and the web
+server steps ahead of everything else on the machine where it may (``step_forward``).
 
 A process killed with SIGKILL runs no clean-up, so the processes it started (the robots' Difícil
 search processes, gunicorn's web workers) would live on under PID 1: a search process (and
@@ -89,3 +90,24 @@ def step_back(nice: int) -> None:
             group.write(str(nice))
     except OSError:
         pass
+
+
+def step_forward(nice: int) -> bool:
+    """Put this process's scheduling group ahead of the others (``nice`` below 0), for the
+    processes whose every wait a person sees: the web server's master, before it starts its
+    workers (they share its session, so its group). True when it did.
+
+    Only a process leading its own session changes its group (honcho, systemd and
+    deploy/stack.py start each process so); one started from a shell shares the shell's session,
+    which is not its to change. A group ahead of the others needs ``CAP_SYS_NICE`` (root has
+    it); without it nothing changes. At 1-3 s a decision on two cores the web's workers then
+    waited on the run queue about half as long (docs/RELIABILITY.md, run W)."""
+    try:
+        if os.getsid(0) != os.getpid():
+            return False
+        with open("/proc/self/autogroup", "w") as group:  # only Linux with autogroups has it
+            group.write(str(nice))
+    except OSError:
+        return False
+    return True
+

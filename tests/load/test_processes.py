@@ -110,6 +110,33 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, Htt
     wait_until(lambda: gone(pids), 30, 0.1)  # a stop leaves nothing either
 
 
+def _group(pid: int) -> tuple[str, int]:
+    """A process's scheduling group (Linux autogroups) and the group's niceness."""
+    name, _, nice = Path(f"/proc/{pid}/autogroup").read_text().split()
+    return name, int(nice)
+
+
+def test_the_web_server_comes_first_and_the_robots_step_back(stack):
+    """The web's workers share their master's scheduling group, ahead of every other group where
+    the stack may put it there (CAP_SYS_NICE: root, as CI runs), left as it is elsewhere; the
+    robots' Difícil search steps back in a group of its own."""
+    s, _, _ = stack
+    master, *workers = s.web_pids()
+    assert len(workers) == 2 and all(os.getsid(w) == os.getsid(master) == master for w in workers)
+    if not Path("/proc/self/autogroup").exists():  # a kernel without autogroups: no groups
+        return
+    web_group, web_nice = _group(master)
+    assert all(_group(w) == (web_group, web_nice) for w in workers)
+    may = os.geteuid() == 0
+    assert web_nice == (-10 if may else 0), (web_nice, may)
+    [search] = search_processes(s.robots[0].pid)
+    robots_group = _group(s.robots[0].pid)
+    assert robots_group[0] != web_group
+    # the search process leaves its robot process's group first thing, once it has started
+    wait_until(lambda: _group(search)[0] != robots_group[0], 30, 0.1)
+    assert _group(search)[0] != web_group and _group(search)[1] == 10
+
+
 def test_web_master_killed_takes_its_workers_and_a_restart_serves(stack):
     s, host, tid = stack
     assert s.web is not None
