@@ -110,4 +110,3 @@ def step_forward(nice: int) -> bool:
     except OSError:
         return False
     return True
-
