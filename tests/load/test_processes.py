@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -333,6 +334,20 @@ def test_two_machines_and_a_restart_fit_in_postgresqls_default_connections() -> 
         assert want in lines[kind]
         assert want in (ROOT / "deploy" / "systemd" / units[kind]).read_text()
     assert "DB_POOL" not in lines["web"]
+
+
+def test_systemd_gives_the_web_the_cores_first() -> None:
+    """Under systemd a unit's CPUWeight= does what gunicorn's group niceness does elsewhere."""
+    web_unit = (ROOT / "deploy" / "systemd" / "corazones-web.service").read_text()
+    robots_unit = (ROOT / "deploy" / "systemd" / "corazones-robots@.service").read_text()
+
+    def weight(text: str) -> int:
+        found = re.search(r"^CPUWeight=(\d+)$", text, re.M)
+        assert found is not None
+        return int(found.group(1))
+
+    assert weight(robots_unit) < 100 < weight(web_unit)  # 100: systemd's default (the others')
+    assert "Environment=GUNICORN_GROUP_NICE=0" in web_unit
 
 
 def test_robot_process_killed_takes_its_search_process_and_a_restart_plays_on(stack):
