@@ -81,13 +81,12 @@ def step_back(nice: int) -> None:
     a whole group's share: at 1-3 s a decision the web workers waited on the run queue longer
     than they ran (docs/RELIABILITY.md, run U). In a session of its own whose group carries the
     same niceness, the process steps back against every other group as well. (Under systemd
-    with the cpu controller, units are groups too: docs/DEPLOY.md gives the robots' a lower
-    ``CPUWeight``.)"""
+    with the cpu controller, units are groups too, weighed by their ``CPUWeight=``:
+    deploy/systemd gives the robots' unit a lower one.)"""
     os.nice(nice)
     try:
         os.setsid()  # not the leader of its process group: a child started by another process
-        with open("/proc/self/autogroup", "w") as group:  # only Linux with autogroups has it
-            group.write(str(nice))
+        _set_group_nice(nice)
     except OSError:
         pass
 
@@ -105,8 +104,14 @@ def step_forward(nice: int) -> bool:
     try:
         if os.getsid(0) != os.getpid():
             return False
-        with open("/proc/self/autogroup", "w") as group:  # only Linux with autogroups has it
-            group.write(str(nice))
+        _set_group_nice(nice)
     except OSError:
         return False
     return True
+
+
+def _set_group_nice(nice: int) -> None:
+    """The niceness of the scheduling group of this process's session (OSError where there are
+    no autogroups, or without the right to it)."""
+    with open("/proc/self/autogroup", "w") as group:
+        group.write(str(nice))
