@@ -6,7 +6,7 @@ import { DECKS, queenSVG, queenEyeSVG, suitName } from './decks.js';
 import realSound from './sound.js';
 import {
   $, h, faceSVG, backSVG, cardEl, short, cardLabel, sortCards, LEVELS, PASS_WORDS, PASS_SHORT,
-  store, reducedMotion, copyText, openDialog, ICONS,
+  store, reducedMotion, copyText, openDialog, ICONS, keepElements,
 } from './util.js';
 import { setupInput } from './input.js';
 import { setupNotify, notifyUpdate, notifyMenuItems } from './notify.js';
@@ -629,10 +629,9 @@ function renderActions() {
   const chosenKey = v && v.phase === 'passing' ? [...S.passSel].sort().join(' ') : S.selected;
   if (S.hintNote && S.hintNote.key === chosenKey && !warn) line = S.hintNote.text;
   else if (S.hintNote && S.hintNote.key !== chosenKey) S.hintNote = '';
-  // Rebuilding must not take the keyboard focus away from the button that had it.
-  const had = els.actions.contains(document.activeElement) ? document.activeElement.id : '';
-  els.actions.replaceChildren(...btns);
-  if (had) { const again = document.getElementById(had); if (again) again.focus(); }
+  // The buttons already shown stay the same elements (a tap across a redraw still lands, and
+  // the keyboard focus stays where it was).
+  keepElements(els.actions, btns);
   els.hintLine.textContent = line;
   els.hintLine.classList.toggle('warn', warn);
 }

@@ -12,7 +12,7 @@ export function h(tag, attrs, ...children) {
   if (attrs) {
     for (const [k, v] of Object.entries(attrs)) {
       if (v == null || v === false) continue;
-      if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+      if (k.startsWith('on') && typeof v === 'function') on(el, k.slice(2), v);
       else if (k === 'html') el.innerHTML = v;
       else if (k === 'dataset') Object.assign(el.dataset, v);
       else if (k === 'class') el.className += (el.className ? ' ' : '') + v;
@@ -25,6 +25,38 @@ export function h(tag, attrs, ...children) {
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
   return el;
+}
+
+// An element's handlers from h() are kept by name, so that keepElements can hand an element
+// kept on the page the handlers of the one drawn in its place.
+function on(el, type, fn) {
+  el.handlers ??= {};
+  if (!(type in el.handlers)) el.addEventListener(type, (e) => el.handlers[type](e));
+  el.handlers[type] = fn;
+}
+
+/**
+ * Put ``nodes`` in ``parent`` in that order, keeping in place the elements already there with
+ * the id of a new one (the new one's attributes, content and handlers move into it). A click
+ * reaches a button only if the pointer went down and up on the same element: a redraw that
+ * replaced it between the two would lose the tap.
+ */
+export function keepElements(parent, nodes) {
+  const old = new Map([...parent.children].filter((e) => e.id).map((e) => [e.id, e]));
+  const wanted = nodes.map((n) => {
+    const was = n.id ? old.get(n.id) : null;
+    if (!was || was.tagName !== n.tagName) return n;
+    for (const a of [...was.attributes]) if (!n.hasAttribute(a.name)) was.removeAttribute(a.name);
+    for (const a of [...n.attributes]) if (was.getAttribute(a.name) !== a.value) was.setAttribute(a.name, a.value);
+    if (was.innerHTML !== n.innerHTML) was.replaceChildren(...n.childNodes);
+    for (const [type, fn] of Object.entries(n.handlers || {})) on(was, type, fn);
+    for (const type of Object.keys(was.handlers || {})) {
+      if (!(n.handlers && type in n.handlers)) was.handlers[type] = () => {};
+    }
+    return was;
+  });
+  wanted.forEach((n, i) => { if (parent.children[i] !== n) parent.insertBefore(n, parent.children[i] || null); });
+  while (parent.children.length > wanted.length) parent.lastElementChild.remove();
 }
 
 const svgCache = new Map();
