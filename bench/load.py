@@ -933,6 +933,10 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
     with_start = [ms for r in results for lat in r["latency"].values() for at, ms in lat
                   if began <= at <= end]
     all_lat = [x for v in latency.values() for x in v]
+    if args.dump_latency:  # every human action of the window: (when, ms), for paired analyses
+        stamped = sorted((at, ms) for r in results for k in HUMAN_KINDS
+                         for at, ms in r["latency"].get(k, []) if start <= at <= end)
+        Path(args.dump_latency).write_text(json.dumps(stamped))
     all_delays = [x for v in delays.values() for x in v]
     errors = [e for r in results for e in r["errors"]]
     server = _access_log(tmp / "access.log", start)
@@ -1039,6 +1043,9 @@ def main() -> None:
                          "(it serves the open pages) and report the connections of both")
     ap.add_argument("--floor-seconds", type=float, default=5.0)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--dump-latency", default="",
+                    help="write every human action of the measured window to this file as JSON "
+                         "[[unix time, ms], ...] (to compare moments of one run)")
     args = ap.parse_args()
     if args.warmup is None:
         args.warmup = args.ramp + 2 * args.think_max
