@@ -55,8 +55,11 @@ export function keepElements(parent, nodes) {
     }
     return was;
   });
+  // The ones that go first, then the new ones inserted: a kept element moves only when the
+  // order itself changed.
+  const keep = new Set(wanted);
+  for (const c of [...parent.children]) if (!keep.has(c)) c.remove();
   wanted.forEach((n, i) => { if (parent.children[i] !== n) parent.insertBefore(n, parent.children[i] || null); });
-  while (parent.children.length > wanted.length) parent.lastElementChild.remove();
 }
 
 const svgCache = new Map();
