@@ -420,9 +420,36 @@ function renderSeats() {
   }
 }
 
+// The lobby and the overlay (the count, the end scene) are drawn whole. While a pointer is down
+// in one of them its redraw waits: a click reaches a button only if the pointer went down and up
+// on the same element, and a redraw in between would put a new one in its place (another
+// person sitting down as the host taps AGREGAR ROBOT, a robot's ¡REVANCHA! as a person taps
+// theirs). The region is drawn once the press has ended and its click has run.
+const press = { region: null, due: false, n: 0 };
+function pressEnded(n = press.n) {
+  if (!press.region || n !== press.n) return;  // already ended, or a later press
+  press.region = null;
+  if (press.due) { press.due = false; renderLobby(); renderOverlay(); }
+}
+function heldByPress(region) {
+  if (press.region !== region) return false;
+  press.due = true;
+  return true;
+}
+document.addEventListener('pointerdown', (e) => {
+  press.n += 1;
+  press.region = [els.lobby, els.overlay].find((r) => r.contains(e.target)) || null;
+}, true);
+// After the click's handlers (a touch's click comes after its pointerup); a press that ends
+// without a click (the pointer moved away) lets go a moment later.
+document.addEventListener('click', () => { const { n } = press; setTimeout(() => pressEnded(n), 0); }, true);
+document.addEventListener('pointerup', () => { const { n } = press; setTimeout(() => pressEnded(n), 400); }, true);
+document.addEventListener('pointercancel', () => pressEnded(), true);
+
 function renderLobby() {
   const t = table();
   const lobby = t.status === 'lobby';
+  if (heldByPress(els.lobby)) return;
   els.lobby.hidden = !lobby;
   els.center.hidden = lobby;
   if (!lobby) { els.lobby.dataset.key = ''; return; }
@@ -1057,6 +1084,7 @@ function renderOverlay() {
   const v = view();
   const t = table();
   const ov = els.overlay;
+  if (heldByPress(ov)) return;
   if (!v || S.animating || S.queue.length) {
     if (!v || !['counting', 'game_over'].includes(v.phase)) { ov.hidden = true; ov.replaceChildren(); }
     return;

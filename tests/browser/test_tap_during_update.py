@@ -55,3 +55,29 @@ def test_a_pass_pressed_before_an_update_and_released_after_it_is_sent(
     host.wait_for_function("() => !document.querySelector('#pass-btn')", timeout=10_000)
     assert "Pasaste tus cartas" in host.inner_text("#hint-line")
     assert not watch.errors, watch.errors
+
+
+def test_add_robot_pressed_as_someone_sits_down_and_released_after_it_adds_the_robot(
+        server: str, browser: Browser) -> None:
+    watch = Watch()
+    host = watch.attach(new_context(browser, 1280, 800).new_page())
+    guest = watch.attach(new_context(browser, 1280, 800).new_page())
+    url = open_table(host, server, name="Ana")
+    guest.goto(url)
+    guest.wait_for_selector("#sit-name")
+    button = host.locator(".lobby-seat[data-seat='3'] button", has_text="AGREGAR ROBOT")
+    box = button.bounding_box()
+    assert box is not None
+    version = int(host.evaluate("() => document.body.dataset.version"))
+    host.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    host.mouse.down()
+    # Beto sits down in the first free seat: Ana's lobby changes under her finger.
+    guest.fill("#sit-name", "Beto")
+    guest.click(".sit-form button[type=submit]")
+    guest.wait_for_selector("body[data-seat='1']")
+    host.wait_for_function("v => Number(document.body.dataset.version) > v", arg=version)
+    host.mouse.up()
+    host.wait_for_selector(".lobby-seat[data-seat='3'][data-kind='robot']", timeout=10_000)
+    # ... and the lobby she sees now has Beto in it too.
+    host.wait_for_selector(".lobby-seat[data-seat='1'][data-kind='human']")
+    assert not watch.errors, watch.errors
