@@ -117,15 +117,30 @@ def next_step(page: Page, timeout: float = 30_000) -> str:
     return str(page.wait_for_function(NEXT_STEP_JS, timeout=timeout).json_value())
 
 
-def pass_three(page: Page) -> list[str]:
-    """Choose three cards and pass them: each tap waits for the hand to settle and for its card
-    to show as chosen (a tap during the deal's animation may land on a moving card)."""
+def sit(page: Page, url: str, name: str) -> int:
+    """Open a table's link and sit down with the form, in the first free seat; return it."""
+    page.goto(url)
+    page.fill("#sit-name", name)
+    page.click(".sit-form button[type=submit]")
+    page.wait_for_selector("body[data-seat]:not([data-seat=''])")
+    return int(page.evaluate("() => document.body.dataset.seat"))
+
+
+def choose_three(page: Page) -> list[str]:
+    """Choose three cards to pass: each tap waits for the hand to settle and for its card to
+    show as chosen (a tap during the deal's animation may land on a moving card)."""
     chosen = []
     for n in range(1, 4):
         page.wait_for_function("() => document.body.dataset.animating !== '1'")
         chosen.append(click_card(page, "#hand .card:not(.selected)"))
         page.wait_for_function(
             "n => document.querySelectorAll('#hand .card.selected').length === n", arg=n)
+    return chosen
+
+
+def pass_three(page: Page) -> list[str]:
+    """Choose three cards (``choose_three``) and pass them."""
+    chosen = choose_three(page)
     page.click("#pass-btn")
     try:
         page.wait_for_function("() => !document.querySelector('#pass-btn')")

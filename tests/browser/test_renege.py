@@ -14,6 +14,7 @@ from tests.browser.browserkit import (
     open_table,
     pass_three,
     shot,
+    sit,
     whose_turn,
 )
 from tests.kit import wait_until
@@ -48,10 +49,7 @@ def test_true_and_false_accusations(server: str, browser: Browser) -> None:
     host = watch.attach(new_context(browser, 390, 844).new_page())
     guest = watch.attach(new_context(browser, 1280, 800).new_page())
     url = open_table(host, server, name="Ana", target=100, renege="permitido")
-    guest.goto(url)
-    guest.fill("#sit-name", "Beto")
-    guest.click(".sit-form button[type=submit]")
-    guest.wait_for_selector("body[data-seat='1']")
+    assert sit(guest, url, "Beto") == 1
     for _ in range(2):
         add_robot(host)
     host.wait_for_selector("#start-btn:not([disabled])")

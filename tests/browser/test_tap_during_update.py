@@ -10,17 +10,31 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.browser.browserkit import Watch, add_robot, click_card, new_context, open_table
+from tests.browser.browserkit import (
+    Watch,
+    add_robot,
+    choose_three,
+    new_context,
+    open_table,
+    sit,
+)
 
 pytestmark = pytest.mark.browser
 
 
-def _choose_three(page: Page) -> None:
-    for n in range(1, 4):
-        page.wait_for_function("() => document.body.dataset.animating !== '1'")
-        click_card(page, "#hand .card:not(.selected)")
-        page.wait_for_function(
-            "n => document.querySelectorAll('#hand .card.selected').length === n", arg=n)
+def _press(page: Page, selector: str) -> int:
+    """Press the mouse on ``selector``'s middle (not released); return the page's version."""
+    box = page.locator(selector).bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    version = int(page.evaluate("() => document.body.dataset.version"))
+    page.mouse.down()
+    return version
+
+
+def _release_after_redraw(page: Page, version: int) -> None:
+    page.wait_for_function("v => Number(document.body.dataset.version) > v", arg=version)
+    page.mouse.up()
 
 
 def test_a_pass_pressed_before_an_update_and_released_after_it_is_sent(
@@ -29,29 +43,20 @@ def test_a_pass_pressed_before_an_update_and_released_after_it_is_sent(
     host = watch.attach(new_context(browser, 1280, 800).new_page())
     guest = watch.attach(new_context(browser, 1280, 800).new_page())
     url = open_table(host, server, name="Ana")
-    guest.goto(url)
-    guest.fill("#sit-name", "Beto")
-    guest.click(".sit-form button[type=submit]")
-    guest.wait_for_selector("body[data-seat='1']")
+    assert sit(guest, url, "Beto") == 1
     for _ in range(2):
         add_robot(host)
     host.wait_for_selector("#start-btn:not([disabled])")
     host.click("#start-btn")
     for page in (host, guest):
         page.wait_for_selector("#pass-btn")
-    _choose_three(host)
+    choose_three(host)
     host.wait_for_selector("#pass-btn:not([disabled])")
-    # Every version the host's page has seen so far, robots' passes included, before pressing.
     host.wait_for_function("() => document.body.dataset.animating !== '1'")
-    box = host.locator("#pass-btn").bounding_box()
-    assert box is not None
-    version = int(host.evaluate("() => document.body.dataset.version"))
-    host.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    host.mouse.down()
+    version = _press(host, "#pass-btn")
     # Beto chooses his three cards: the table changes and Ana's page redraws under her finger.
-    _choose_three(guest)
-    host.wait_for_function("v => Number(document.body.dataset.version) > v", arg=version)
-    host.mouse.up()
+    choose_three(guest)
+    _release_after_redraw(host, version)
     host.wait_for_function("() => !document.querySelector('#pass-btn')", timeout=10_000)
     assert "Pasaste tus cartas" in host.inner_text("#hint-line")
     assert not watch.errors, watch.errors
@@ -63,20 +68,10 @@ def test_add_robot_pressed_as_someone_sits_down_and_released_after_it_adds_the_r
     host = watch.attach(new_context(browser, 1280, 800).new_page())
     guest = watch.attach(new_context(browser, 1280, 800).new_page())
     url = open_table(host, server, name="Ana")
-    guest.goto(url)
-    guest.wait_for_selector("#sit-name")
-    button = host.locator(".lobby-seat[data-seat='3'] button", has_text="AGREGAR ROBOT")
-    box = button.bounding_box()
-    assert box is not None
-    version = int(host.evaluate("() => document.body.dataset.version"))
-    host.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    host.mouse.down()
+    version = _press(host, ".lobby-seat[data-seat='3'] button")
     # Beto sits down in the first free seat: Ana's lobby changes under her finger.
-    guest.fill("#sit-name", "Beto")
-    guest.click(".sit-form button[type=submit]")
-    guest.wait_for_selector("body[data-seat='1']")
-    host.wait_for_function("v => Number(document.body.dataset.version) > v", arg=version)
-    host.mouse.up()
+    assert sit(guest, url, "Beto") == 1
+    _release_after_redraw(host, version)
     host.wait_for_selector(".lobby-seat[data-seat='3'][data-kind='robot']", timeout=10_000)
     # ... and the lobby she sees now has Beto in it too.
     host.wait_for_selector(".lobby-seat[data-seat='1'][data-kind='human']")
