@@ -8,7 +8,7 @@ from playwright.sync_api import Browser, Page
 
 from tests.browser.browserkit import (
     Watch,
-    add_robot,
+    add_robots_and_start,
     click_card,
     new_context,
     open_table,
@@ -50,10 +50,7 @@ def test_true_and_false_accusations(server: str, browser: Browser) -> None:
     guest = watch.attach(new_context(browser, 1280, 800).new_page())
     url = open_table(host, server, name="Ana", target=100, renege="permitido")
     assert sit(guest, url, "Beto") == 1
-    for _ in range(2):
-        add_robot(host)
-    host.wait_for_selector("#start-btn:not([disabled])")
-    host.click("#start-btn")
+    add_robots_and_start(host, 2)
     for page in (host, guest):
         page.wait_for_selector("#pass-btn")
         pass_three(page)

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page
 
 from tests.browser.browserkit import (
     Watch,
-    add_robot,
+    add_robots_and_start,
     choose_three,
     new_context,
     open_table,
@@ -44,10 +44,7 @@ def test_a_pass_pressed_before_an_update_and_released_after_it_is_sent(
     guest = watch.attach(new_context(browser, 1280, 800).new_page())
     url = open_table(host, server, name="Ana")
     assert sit(guest, url, "Beto") == 1
-    for _ in range(2):
-        add_robot(host)
-    host.wait_for_selector("#start-btn:not([disabled])")
-    host.click("#start-btn")
+    add_robots_and_start(host, 2)
     for page in (host, guest):
         page.wait_for_selector("#pass-btn")
     choose_three(host)
