@@ -677,6 +677,7 @@ def _log_rows(url: str, start: float, end: float, began: float) -> dict[str, Any
 
     engine = sa.create_engine(url)
     commits: dict[tuple[str, int], float] = {}
+    plays: list[tuple[str, int, float, str]] = []  # robots' cards in the window
     by_level = {"normal": 0, "dificil": 0}
     counts: dict[str, Any] = {"actions": 0, "robot_decisions": 0, "robot_hands": 0,
                               "robot_decisions_by_level": by_level,
@@ -708,11 +709,16 @@ def _log_rows(url: str, start: float, end: float, began: float) -> dict[str, Any
                     lv = levels.get(r.table_id, "normal")
                     counts["robot_decisions_by_level"][lv] = \
                         counts["robot_decisions_by_level"].get(lv, 0) + 1
+                    if r.type == "play":
+                        plays.append((r.table_id, r.version, ts, lv))
                 if r.type == "close_count" and robot_table:
                     counts["robot_hands"] += 1
     finally:
         engine.dispose()
-    return {"commits": commits, **counts}
+    # A robot's card comes right after the change that gave it the turn (the version before).
+    moves = [(ts, (ts - commits[(tid, version - 1)]) * 1000, level)
+             for tid, version, ts, level in plays if (tid, version - 1) in commits]
+    return {"commits": commits, "robot_moves": moves, **counts}
 
 
 def _access_log(path: Path, start: float) -> dict[str, Any]:
@@ -933,14 +939,17 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
     with_start = [ms for r in results for lat in r["latency"].values() for at, ms in lat
                   if began <= at <= end]
     all_lat = [x for v in latency.values() for x in v]
-    if args.dump_latency:  # every human action of the window: (when, ms), for paired analyses
+    if args.dump_latency:  # the window's human actions and robot cards with their times
         stamped = sorted((at, ms) for r in results for k in HUMAN_KINDS
                          for at, ms in r["latency"].get(k, []) if start <= at <= end)
-        Path(args.dump_latency).write_text(json.dumps(stamped))
+        Path(args.dump_latency).write_text(json.dumps(
+            {"human": stamped, "robot": sorted(log["robot_moves"])}))
     all_delays = [x for v in delays.values() for x in v]
     errors = [e for r in results for e in r["errors"]]
     server = _access_log(tmp / "access.log", start)
     robot_cpu = cpu1["robots"] - cpu0["robots"]
+    robot_cards = {lv: [ms for _, ms, level in log["robot_moves"] if level == lv]
+                   for lv in ("normal", "dificil")}
     out = {
         "tables": len(tables), "pages": sum(r["seats"] for r in results),
         "window_s": round(window, 1), "warmup_s": args.warmup, "ramp_s": args.ramp,
@@ -963,6 +972,9 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
                                         / max(1, sum(r["stream_events"] for r in results))),
         "robot_decisions_per_s": round(log["robot_decisions"] / window, 1),
         "robot_decisions_by_level": log["robot_decisions_by_level"],
+        # how long a robot's card took after the change that gave it the turn
+        "robot_card_p50_ms_by_level": {lv: pct(cards, 50) for lv, cards in robot_cards.items()},
+        "robot_card_p95_ms_by_level": {lv: pct(cards, 95) for lv, cards in robot_cards.items()},
         "robot_hands": log["robot_hands"],
         # CPU over the whole run (robot processes and their search processes) per decision and
         # per hand closed at a robot table in the run; with no hand closed (a calm pace: a hand
@@ -1044,8 +1056,9 @@ def main() -> None:
     ap.add_argument("--floor-seconds", type=float, default=5.0)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--dump-latency", default="",
-                    help="write every human action of the measured window to this file as JSON "
-                         "[[unix time, ms], ...] (to compare moments of one run)")
+                    help="write the measured window's human actions and robot cards to this "
+                         "file as JSON {human: [[unix time, ms], ...], robot: [[unix time, ms "
+                         "since the version before, level], ...]} (to compare moments of a run)")
     args = ap.parse_args()
     if args.warmup is None:
         args.warmup = args.ramp + 2 * args.think_max
