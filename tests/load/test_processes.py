@@ -120,7 +120,7 @@ def _group(pid: int) -> tuple[str, int]:
 def test_the_web_server_comes_first_and_the_robots_step_back(stack):
     """The web's workers share their master's scheduling group, ahead of every other group where
     the stack may put it there (CAP_SYS_NICE: root, as CI runs), left as it is elsewhere; the
-    robots' Difícil search steps back in a group of its own."""
+    robots' Difícil search steps back in a group of its own, at the idle policy."""
     s, _, _ = stack
     master, *workers = s.web_pids()
     assert len(workers) == 2 and all(os.getsid(w) == os.getsid(master) == master for w in workers)
@@ -137,6 +137,10 @@ def test_the_web_server_comes_first_and_the_robots_step_back(stack):
     # the search process leaves its robot process's group first thing, once it has started
     wait_until(lambda: _group(search)[0] != robots_group[0], 30, 0.1)
     assert _group(search)[0] != web_group and _group(search)[1] == 10
+    # ... and runs on the cores nobody else wants, every thread of it
+    assert {os.sched_getscheduler(int(t)) for t in os.listdir(f"/proc/{search}/task")} == {
+        os.SCHED_IDLE}
+    assert os.sched_getscheduler(s.robots[0].pid) == os.SCHED_OTHER
 
 
 def test_web_master_killed_takes_its_workers_and_a_restart_serves(stack):
