@@ -715,7 +715,8 @@ def _log_rows(url: str, start: float, end: float, began: float) -> dict[str, Any
                     counts["robot_hands"] += 1
     finally:
         engine.dispose()
-    # A robot's card comes right after the change that gave it the turn (the version before).
+    # A robot's card is timed from the version before it: the change that gave it the turn, or a
+    # later one (a chat line) that came between, which only shortens the figure.
     moves = [(ts, (ts - commits[(tid, version - 1)]) * 1000, level)
              for tid, version, ts, level in plays if (tid, version - 1) in commits]
     return {"commits": commits, "robot_moves": moves, **counts}

@@ -23,6 +23,7 @@ import bisect
 import ctypes
 import json
 import os
+import platform
 import statistics
 import struct
 import subprocess
@@ -35,6 +36,8 @@ SETATTR, GETATTR = 314, 315
 
 
 def _slice(tid: int, ns: int) -> None:
+    if platform.machine() != "x86_64":  # the system call numbers above are x86-64's
+        raise SystemExit("--setting slice: x86-64 only")
     libc = ctypes.CDLL(None, use_errno=True)
     buf = ctypes.create_string_buffer(SCHED_ATTR.size)
     if libc.syscall(GETATTR, tid, buf, SCHED_ATTR.size, 0) != 0:
