@@ -6,6 +6,13 @@ and submits with the version it saw; a stale version only means: read again and 
 row's ``robot_due`` flag makes the work durable: the worker sweeps for due tables at start and
 every ``ROBOT_SWEEP`` seconds, so a restart (or another process's crash) loses no robot turn.
 ``flask robots`` runs the same loop as a separate process (production).
+
+With search processes (``ROBOT_SEARCH_PROCS``) a table is worked on in one of two lanes: the
+tables whose robots search (Difícil) on as many threads as there are search processes plus one,
+the others (Fácil, Normal: well under a millisecond a card) on ``ROBOT_THREADS`` threads of their
+own. A Normal robot's turn never waits for a thread that waits for a search: with one pool, the
+Normal tables queued behind Difícil tables whose threads all waited for the one search process
+(docs/RELIABILITY.md, run Y).
 """
 
 from __future__ import annotations
@@ -73,6 +80,8 @@ def _review(record: dict[str, Any], decision: dict[str, Any],
 #: Levels whose decisions go to the search processes when there are any (Fácil and Normal decide
 #: in well under a millisecond: sending them to another process would cost more than it saves).
 SEARCHED_LEVELS = ("dificil",)
+#: How many tables' lanes this process remembers (a table's level changes only between games).
+LANES_KEPT = 10000
 
 
 def queue_key(app: Flask) -> str:
@@ -89,6 +98,10 @@ class RobotWorker:
         self.pool = ThreadPoolExecutor(max_workers=int(app.config.get("ROBOT_THREADS", 2)),
                                        thread_name_prefix="corazones-robot")
         self.inflight: dict[str, bool] = {}
+        # The searched lane (module docstring): a table's lane as its last read said (True:
+        # its robots search); a table not known yet starts in the other lane, which hands it on.
+        self.searched_pool: ThreadPoolExecutor | None = None
+        self.searched: dict[str, bool] = {}
         self.lock = threading.Lock()
         self.stop_event = threading.Event()
         self.sweep = float(app.config.get("ROBOT_SWEEP", 5.0))
@@ -104,6 +117,11 @@ class RobotWorker:
         self.search_nice = int(app.config.get("ROBOT_NICE", 0))
         self.searcher: Executor | None = None
         self.searcher_lock = threading.Lock()
+        if self.search_procs > 0:
+            # One thread more than the processes: a search process is not idle while the thread
+            # that waited for it reads the table or writes the card.
+            self.searched_pool = ThreadPoolExecutor(max_workers=self.search_procs + 1,
+                                                    thread_name_prefix="corazones-robot-search")
         # Análisis (tables/analysis.py): one decision at a time, only while no robot turn is
         # due, in ANALYSIS_PROCS processes at ANALYSIS_NICE (0 processes: in this one).
         self.analysis_thread = threading.Thread(target=self._analysis_loop, daemon=True,
@@ -154,6 +172,8 @@ class RobotWorker:
             self.analyser = None
         self.hints.stop()
         self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.searched_pool is not None:
+            self.searched_pool.shutdown(wait=True, cancel_futures=True)
         with self.searcher_lock:
             if self.searcher is not None:
                 self.searcher.shutdown(wait=False, cancel_futures=True)
@@ -286,18 +306,41 @@ class RobotWorker:
                     continue
                 self.inflight[table_id] = False
             try:
-                self.pool.submit(self._run_table, table_id)
+                self._submit(table_id, self.searched.get(table_id, False))
             except RuntimeError:  # shutting down
                 return
 
-    def _run_table(self, table_id: str) -> None:
+    def _submit(self, table_id: str, searched: bool) -> None:
+        """Work on ``table_id`` in its lane (``searched``: the searching robots' threads)."""
+        if searched and self.searched_pool is not None:
+            self.searched_pool.submit(self._run_table, table_id, True)
+        else:
+            self.pool.submit(self._run_table, table_id, False)
+
+    def _run_table(self, table_id: str, searched: bool) -> None:
         while True:
-            self.play(table_id)
+            self.play(table_id, lane=searched)
+            if self.searched_pool is not None \
+                    and self.searched.get(table_id, searched) != searched:
+                # The table belongs to the other lane: still in flight, it goes on there.
+                try:
+                    self._submit(table_id, not searched)
+                    return
+                except RuntimeError:  # shutting down
+                    pass
             with self.lock:
                 if not self.inflight.get(table_id):
                     self.inflight.pop(table_id, None)
                     return
                 self.inflight[table_id] = False
+
+    def _note_lane(self, table_id: str, searched: bool) -> None:
+        """Remember ``table_id``'s lane (forgetting the longest-known table when full)."""
+        with self.lock:
+            self.searched.pop(table_id, None)
+            if len(self.searched) >= LANES_KEPT:
+                del self.searched[next(iter(self.searched))]
+            self.searched[table_id] = searched
 
     def _sweep(self) -> None:
         try:
@@ -307,14 +350,16 @@ class RobotWorker:
         except Exception:
             self.app.logger.exception("robot sweep failed")
 
-    def play(self, table_id: str, max_moves: int = 2000) -> int:
-        """Take every robot turn due at ``table_id``; returns how many actions were applied."""
+    def play(self, table_id: str, max_moves: int = 2000, lane: bool | None = None) -> int:
+        """Take every robot turn due at ``table_id``; returns how many actions were applied.
+        ``lane``: the lane this thread serves (module docstring); a table found to belong to the
+        other one is left for it (``searched`` says which) before its robots decide."""
         done = 0
         idle = 0
         with self.app.app_context():
             try:
                 while done < max_moves and idle < 5 and not self.stop_event.is_set():
-                    moved = self._one_round(table_id)
+                    moved = self._one_round(table_id, lane)
                     if moved < 0:
                         break
                     idle = 0 if moved else idle + 1
@@ -325,8 +370,9 @@ class RobotWorker:
                 db.session.remove()
         return done
 
-    def _one_round(self, table_id: str) -> int:
-        """Act once for each robot seat due now. -1 when no robot is due."""
+    def _one_round(self, table_id: str, lane: bool | None = None) -> int:
+        """Act once for each robot seat due now. -1 when no robot is due, or when the table
+        belongs to the other lane than ``lane``."""
         db.session.rollback()
         table = db.session.get(Table, table_id)
         if table is None or not table.robot_due:
@@ -340,6 +386,11 @@ class RobotWorker:
         db.session.rollback()  # think with no transaction open
         if not due or game is None:
             return -1
+        if self.searched_pool is not None:
+            searched = level in SEARCHED_LEVELS
+            self._note_lane(table_id, searched)
+            if lane is not None and lane != searched:
+                return -1
         moved = 0
         for seat in due:
             action: dict[str, Any]
