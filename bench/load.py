@@ -829,7 +829,7 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         # SQLite's shape: one process holds the one writer (robots and scheduler in threads), so
         # every writer queues on the process's lock instead of SQLite's sleeping busy handler.
         env.update({"ROBOT_WORKER": "thread", "SCHEDULER": "inprocess",
-                    "ROBOT_SEARCH_PROCS": os.environ.get("ROBOT_SEARCH_PROCS", "1"),
+                    "ROBOT_SEARCH_PROCS": os.environ.get("ROBOT_SEARCH_PROCS", "2"),
                     "ROBOT_NICE": os.environ.get("ROBOT_NICE", "10")})
         stack = Stack(url, tmp, web_workers=1, threads=args.threads * args.web_workers,
                       robot_procs=0, robot_threads=args.robot_threads, scheduler=False, env=env)
