@@ -16,6 +16,7 @@ from flask_migrate import upgrade
 import tables
 from tables import config
 from tables.db import pool_options
+from tables.jsonwire import JSONProvider
 from tables.scheduler import start_background
 
 
@@ -68,6 +69,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     settings = config.from_environ()
     app = Flask(__name__, instance_relative_config=True,
                 instance_path=config.instance_path())
+    app.json = JSONProvider(app)  # orjson for the answers (tables/jsonwire.py)
     os.makedirs(app.instance_path, exist_ok=True)
     db_url = settings["DATABASE_URL"] or (
         "sqlite:///" + os.path.join(app.instance_path, "corazones.db")

@@ -15,7 +15,6 @@ that saw the version move while reading is served once and not kept.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -28,7 +27,7 @@ from sqlalchemy import select
 
 from rules import Game, view_for
 
-from . import fair_deal
+from . import fair_deal, jsonwire
 from .db import is_sqlite, reading
 from .kinds import CHAT_SHOWN, FAIR_LOG, SOCIAL_LOG
 from .models import Action, ClockSeat, ClockTable, Seat, Table, Viewer
@@ -222,7 +221,7 @@ def to_wire(change: Change) -> str:
         "rows": [_plain(r) for r in change.rows],
     }
     head = f"{change.table_id} {change.version} {change.before}"
-    return head + "\n" + json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    return head + "\n" + jsonwire.dumps(body)
 
 
 def receive(table_id: str, version: int, before: int, body: str) -> None:
@@ -231,7 +230,7 @@ def receive(table_id: str, version: int, before: int, body: str) -> None:
     prior = cached(table_id)
     if prior is None or prior.version != before:
         return
-    data = json.loads(body)
+    data = jsonwire.loads(body)
     clock = None if data["clock"] is None else (
         str(data["clock"][0]), {int(seat): _back(r) for seat, r in data["clock"][1]})
     change = Change(

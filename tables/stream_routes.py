@@ -24,7 +24,6 @@ proxies that drop streams.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -33,7 +32,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 from sqlalchemy.exc import SQLAlchemyError
 
-from . import admission, errors, live, patches
+from . import admission, errors, jsonwire, live, patches
 from .db import db
 from .errors import ServiceError
 from .identity import current_device_id, presence_key
@@ -58,10 +57,10 @@ def _event(data: dict[str, Any], sent: dict[str, Any] | None = None) -> str:
     version = int(data["state"]["version"])
     patch = patches.diff(sent, data["state"]) if sent is not None else None
     if sent is None or patch is None:
-        body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        body = jsonwire.dumps(data)
         return f"id: {version}\nevent: state\ndata: {body}\n\n"
-    body = json.dumps({"base": sent["version"], "version": version, "patch": patch,
-                       "log": data["log"]}, separators=(",", ":"), ensure_ascii=False)
+    body = jsonwire.dumps({"base": sent["version"], "version": version, "patch": patch,
+                           "log": data["log"]})
     return f"id: {version}\nevent: patch\ndata: {body}\n\n"
 
 
