@@ -825,11 +825,15 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
            "RATELIMIT_CHURN_TABLE": "1000000 per minute",
            "POLL_TIMEOUT": "25", "POLL_RECHECK": str(args.recheck),
            "ROBOT_SWEEP": "1", "GUNICORN_ACCESSLOG": str(tmp / "access.log")}
+    if mode == "sqlite":
+        # One search process on SQLite (the Procfile's two are PostgreSQL's): every process
+        # shares SQLite's one writer, and with two people's actions waited p95 156-303 ms
+        # against 92 with one (docs/RELIABILITY.md, run Y).
+        env["ROBOT_SEARCH_PROCS"] = os.environ.get("ROBOT_SEARCH_PROCS", "1")
     if mode == "sqlite" and args.sqlite_shape == "single":
         # SQLite's shape: one process holds the one writer (robots and scheduler in threads), so
         # every writer queues on the process's lock instead of SQLite's sleeping busy handler.
         env.update({"ROBOT_WORKER": "thread", "SCHEDULER": "inprocess",
-                    "ROBOT_SEARCH_PROCS": os.environ.get("ROBOT_SEARCH_PROCS", "2"),
                     "ROBOT_NICE": os.environ.get("ROBOT_NICE", "10")})
         stack = Stack(url, tmp, web_workers=1, threads=args.threads * args.web_workers,
                       robot_procs=0, robot_threads=args.robot_threads, scheduler=False, env=env)
