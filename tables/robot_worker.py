@@ -335,7 +335,7 @@ class RobotWorker:
                 self.inflight[table_id] = False
 
     def _note_lane(self, table_id: str, searched: bool) -> None:
-        """Remember ``table_id``'s lane (forgetting the longest-known table when full)."""
+        """Remember ``table_id``'s lane (forgetting the table read longest ago when full)."""
         with self.lock:
             self.searched.pop(table_id, None)
             if len(self.searched) >= LANES_KEPT:

@@ -37,12 +37,17 @@ def _release_after_redraw(page: Page, version: int) -> None:
     page.mouse.up()
 
 
-def test_a_pass_pressed_before_an_update_and_released_after_it_is_sent(
-        server: str, browser: Browser) -> None:
+def _two_people(server: str, browser: Browser) -> tuple[Watch, Page, Page, str]:
+    """Ana's page with a table of hers open, Beto's page not yet at it, and the table's link."""
     watch = Watch()
     host = watch.attach(new_context(browser, 1280, 800).new_page())
     guest = watch.attach(new_context(browser, 1280, 800).new_page())
-    url = open_table(host, server, name="Ana")
+    return watch, host, guest, open_table(host, server, name="Ana")
+
+
+def test_a_pass_pressed_before_an_update_and_released_after_it_is_sent(
+        server: str, browser: Browser) -> None:
+    watch, host, guest, url = _two_people(server, browser)
     assert sit(guest, url, "Beto") == 1
     add_robots_and_start(host, 2)
     for page in (host, guest):
@@ -61,10 +66,7 @@ def test_a_pass_pressed_before_an_update_and_released_after_it_is_sent(
 
 def test_add_robot_pressed_as_someone_sits_down_and_released_after_it_adds_the_robot(
         server: str, browser: Browser) -> None:
-    watch = Watch()
-    host = watch.attach(new_context(browser, 1280, 800).new_page())
-    guest = watch.attach(new_context(browser, 1280, 800).new_page())
-    url = open_table(host, server, name="Ana")
+    watch, host, guest, url = _two_people(server, browser)
     version = _press(host, ".lobby-seat[data-seat='3'] button")
     # Beto sits down in the first free seat: Ana's lobby changes under her finger.
     assert sit(guest, url, "Beto") == 1
