@@ -23,8 +23,11 @@ pytestmark = pytest.mark.browser
 
 
 def _press(page: Page, selector: str) -> int:
-    """Press the mouse on ``selector``'s middle (not released); return the page's version."""
-    box = page.locator(selector).bounding_box()
+    """Press the mouse on ``selector``'s middle (not released); return the page's version.
+    Waits for the element to show first (a page just opened may still be drawing it)."""
+    target = page.locator(selector)
+    target.wait_for(state="visible")
+    box = target.bounding_box()
     assert box is not None
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     version = int(page.evaluate("() => document.body.dataset.version"))
