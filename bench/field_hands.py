@@ -1,0 +1,187 @@
+"""Difícil alone in the arena's hard fields, hand by hand: its points, and the moons it suffers.
+
+The arena's fields (bench/arena.py: ``vs_moonshooters``, ``vs_dificil_v1``, ``vs_basico``) with
+the same deals, seeds and common random numbers, but only the candidate's hands: the comparison's
+hands (``dificil_v1`` in the same seat, or the field alone with ``--field-only``) do not move
+while Difícil changes, and are played once. Every hand's points are written out, so two runs of
+the same hands pair hand by hand (``--out``), and ``--trace`` prints every moon suffered card by
+card. The field's decisions are a function of the view they see (``view_rng``), so they are kept
+in a cache file (``--cache``): a second run of a changed Difícil computes the field's decisions
+only in the hands Difícil played differently. ``--only`` replays the hands of a previous run's
+``suffered`` list, to try a change on the moons it is meant to stop before the whole field runs.
+The last line printed is JSON.
+
+    .venv/bin/python bench/field_hands.py --field moonshooters --first 0 --deals 80 --trace
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sqlite3
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import random  # noqa: E402
+
+from arena import Basico, DificilV1, MoonShooter, Player, Robot, deals, play_hand  # noqa: E402
+
+import robots  # noqa: E402
+from rules import Game  # noqa: E402
+from rules.cards import DECK  # noqa: E402
+
+
+class Cached(Player):
+    """A field player whose decisions are looked up by the whole view before being computed."""
+
+    def __init__(self, inner: Robot, db: sqlite3.Connection) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.db = db
+        self.hits = 0
+        self.misses = 0
+
+    def _lookup(self, kind: str, g: Game, seat: int) -> str | None:
+        from rules import view_for
+
+        key = hashlib.sha256(json.dumps([self.name, kind, view_for(g, seat)], sort_keys=True)
+                             .encode()).hexdigest()
+        row = self.db.execute("SELECT value FROM decisions WHERE key = ?", (key,)).fetchone()
+        self._key = key
+        return None if row is None else str(row[0])
+
+    def _store(self, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO decisions VALUES (?, ?)", (self._key, value))
+        self.db.commit()
+
+    def pass3(self, g: Game, seat: int) -> list[str]:
+        hit = self._lookup("pass", g, seat)
+        if hit is not None:
+            self.hits += 1
+            return list(json.loads(hit))
+        self.misses += 1
+        cards = self.inner.pass3(g, seat)
+        self._store(json.dumps(cards))
+        return cards
+
+    def play(self, g: Game, seat: int) -> int:
+        hit = self._lookup("play", g, seat)
+        if hit is not None:
+            self.hits += 1
+            return int(hit)
+        self.misses += 1
+        card = self.inner.play(g, seat)
+        self._store(str(card))
+        return card
+
+
+def trace(deck: list[str], direction: int, players: list[Player]) -> list[str]:
+    """The hand played again (every decision is a function of the view), trick by trick."""
+    g = Game()
+    g.hand_number = direction
+    g.apply({"type": "deal", "deck": deck})
+    hands = [sorted(DECK[c] for c in range(52) if g.hands[s] >> c & 1) for s in range(4)]
+    lines = [f"hands: {hands}"]
+    if g.phase == "passing":
+        passes = [players[s].pass3(g, s) for s in range(4)]
+        for s in range(4):
+            g.apply({"type": "confirm_pass", "seat": s, "cards": passes[s]})
+        lines.append(f"passes: {passes}")
+    trick: list[str] = []
+    while g.phase == "playing":
+        turn = g.turn
+        assert turn is not None
+        c = players[turn].play(g, turn)
+        trick.append(f"{turn}:{DECK[c]}")
+        g.play_index(turn, c)
+        if len(trick) == 4:
+            lines.append(" ".join(trick))
+            trick = []
+    lines.append(f"scores {g.hand_scores} moon {g.moon}")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=2026, help="the arena's seed (deals: seed + 1)")
+    ap.add_argument("--first", type=int, default=0)
+    ap.add_argument("--deals", type=int, default=80)
+    ap.add_argument("--only", help="a previous run's JSON: replay its suffered hands only")
+    ap.add_argument("--cache", default="instance/field_hands_cache.sqlite3")
+    ap.add_argument("--out", help="write the JSON figures here too")
+    ap.add_argument("--trace", action="store_true", help="print every suffered hand's play")
+    ap.add_argument("--field", choices=("moonshooters", "dificil_v1", "basico"),
+                    default="moonshooters",
+                    help="the three opponents (the arena's vs_moonshooters, vs_dificil_v1 or "
+                         "vs_basico)")
+    ap.add_argument("--field-only", action="store_true",
+                    help="play the field in all four seats (dificil_v1's own hand, the "
+                         "comparison of the vs_dificil_v1 field): one hand a deal")
+    args = ap.parse_args()
+
+    Path(args.cache).parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(args.cache, timeout=60)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("CREATE TABLE IF NOT EXISTS decisions (key TEXT PRIMARY KEY, value TEXT)")
+    seed = args.seed
+    decks = deals(args.first + args.deals, seed + 1)
+    inner: Robot = (MoonShooter(random.Random(seed + 3), seeded=seed)
+                    if args.field == "moonshooters"
+                    else DificilV1(random.Random(seed + 2), seeded=seed))
+    cached = Cached(inner, db)
+    opponent: Player = Basico() if args.field == "basico" else cached
+    cand = Robot("dificil", random.Random(seed), name="dificil", seeded=seed,
+                 kw={"time_limit": None})
+    if args.only:
+        wanted = [(d, s) for d, s, *_ in json.loads(Path(args.only).read_text())["suffered"]]
+    else:
+        wanted = [(d, s) for d in range(args.first, args.first + args.deals) for s in range(4)]
+    t0 = time.time()
+    suffered: list[list[int]] = []
+    shot: list[list[int]] = []
+    points: list[int] = []
+    field_scores: list[list[int]] = []  # --field-only: the four seats' points, deal by deal
+    if args.field_only:
+        wanted = [(d, 0) for d in range(args.first, args.first + args.deals)]
+    for i, (d, s) in enumerate(wanted):
+        players: list[Player] = [opponent] * 4
+        if not args.field_only:
+            players[s] = cand
+        r = play_hand(decks[d], d % 4, players)
+        points.append(r.scores[s])
+        if args.field_only:
+            field_scores.append(r.scores)
+            continue
+        if r.moon is not None and r.moon != s:
+            suffered.append([d, s, r.moon])
+            if args.trace:
+                print(f"--- deal {d}, Difícil in seat {s}, moon by {r.moon}", flush=True)
+                for line in trace(decks[d], d % 4, players):
+                    print("   ", line, flush=True)
+        elif r.moon == s:
+            shot.append([d, s])
+        if (i + 1) % 20 == 0:
+            print(f"  {i + 1}/{len(wanted)} hands, suffered {len(suffered)}, "
+                  f"{time.time() - t0:.0f} s, cache {cached.hits} hits {cached.misses} misses",
+                  file=sys.stderr, flush=True)
+    out: dict[str, Any] = {
+        "first": args.first, "deals": args.deals, "hands": len(wanted),
+        "robots_compiled": robots.COMPILED, "suffered_count": len(suffered),
+        "shot_count": len(shot), "points_per_hand": round(sum(points) / max(1, len(points)), 3),
+        "field": args.field, "suffered": suffered, "shot": shot, "points": points,
+        "field_scores": field_scores,
+        "cache_hits": cached.hits, "cache_misses": cached.misses,
+    }
+    if args.out:
+        Path(args.out).write_text(json.dumps(out))
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
