@@ -79,7 +79,12 @@ def candidates(hand: int) -> list[tuple[int, bool]]:
 
 def _shooter_after(me: int, hands: list[int]) -> int:
     """The other seat that goes for the moon with its cards after the exchange, or -1 (the
-    play search's rule): a pass that feeds a long heart suit is played out against a moon."""
+    play search's rule): a pass that feeds a long heart suit is played out against a moon.
+
+    The whole table stops that moon in the play-out (``others_stop``), unlike in the play search:
+    here the shooter is only a sampled hand, with nothing seen at the table behind it, and a pass
+    of the A♥ K♥ makes one in a good share of the deals; counting on nobody else to stop it would
+    keep every high heart, against the classic advice (tests/robots/test_dificil_search.py)."""
     for s in range(4):
         if s != me and search.long_hearts(hands[s], search.OPP_MOON_HEARTS):
             return s
@@ -113,7 +118,7 @@ def search_pass(k: Knowledge, direction: str, rng: random.Random,
             given[me] = m
             after, leader = exchanged(hands, given, direction)
             res = rollout(after, [], leader, 0, 0, False, [0, 0, 0, 0], [0, 0, 0, 0], me,
-                          shooter=me if moon else _shooter_after(me, after))
+                          shooter=me if moon else _shooter_after(me, after), others_stop=True)
             scores[i].append(res[me])
         if time_limit is not None and n >= PASS_MIN_WORLDS \
                 and time.thread_time() - start > time_limit:

@@ -115,12 +115,15 @@ def rollout(
     voids: list[int],
     me: int = -1,
     shooter: int = -1,
+    others_stop: bool = False,
 ) -> list[int]:
     """Finish the hand with the Normal policy for all four seats; the hand's scores.
 
     Only ``me`` tries to stop a moon: the search does not count on the others to do it. With a
-    ``shooter``, that seat goes for the moon for as long as it holds every point taken, and every
-    other seat tries to stop it.
+    ``shooter``, that seat goes for the moon for as long as it holds every point taken. When the
+    shooter is ``me`` every other seat tries to stop it; when it is another seat, the rest play
+    as if nobody were (shedding high cards and hearts on the shooter's tricks), so a moon that
+    ``me`` does not stop is not stopped, unless ``others_stop``.
     """
     hands = list(hands)
     points = list(points)
@@ -133,11 +136,9 @@ def rollout(
             h = hands[seat]
             led = trick[0] // 13 if trick else -1
             legal = legal_mask(h, led, first, hearts_broken)
-            if shooter < 0:
-                c = play_card(seat, h, legal, trick, played, first, points, voids, seat == me)
-            else:
-                c = play_card(seat, h, legal, trick, played, first, points, voids, True,
-                              seat == shooter)
+            c = play_card(seat, h, legal, trick, played, first, points, voids,
+                          seat == me or 0 <= shooter and (others_stop or shooter == me),
+                          seat == shooter)
             if led >= 0 and c // 13 != led:
                 voids[seat] |= 1 << led
             if 26 <= c < 39:

@@ -9,7 +9,7 @@ from robots import passing
 from robots.know import knowledge_of
 from robots.passing import candidates, search_pass
 from robots.policy import pass_cards
-from robots.search import moon_plausible, moon_suspect, not_feeding
+from robots.search import moon_plausible, moon_suspect, not_feeding, rollout
 from rules import Game, view_for
 from rules.cards import DECK, mask_of
 
@@ -204,3 +204,23 @@ def test_dificil_keeps_its_high_hearts_under_a_moon_suspects_heart_lead() -> Non
         hand=hand, legal=["5H", "JH", "QH"], hearts_broken=True,
         trick=[{"seat": 1, "card": "9H"}, {"seat": 2, "card": "2H"}, {"seat": 3, "card": "3H"}])
     assert not_feeding(knowledge_of(beatable), [29, 35, 36]) == [29, 35, 36]
+
+
+def test_a_sampled_shooter_is_stopped_only_by_the_seat_that_searches() -> None:
+    """Two tricks left, seat 1 holds every point but two hearts and leads A♣. Seat 2, void in
+    clubs, stops the moon only by keeping its 9♥ for the 2♥ that follows: it does when it is the
+    searching seat, not when another seat searches (the search counts on nobody else to stop a
+    moon), and every other seat stops a moon the searching seat itself goes for."""
+    def cards(*names: str) -> int:
+        return mask_of(list(names))
+
+    hands = [cards("3C", "3D"), cards("AC", "2H"), cards("9H", "KD"), cards("4C", "4D")]
+    played = ((1 << 52) - 1) & ~(hands[0] | hands[1] | hands[2] | hands[3])
+
+    def finish(me: int, shooter: int) -> list[int]:
+        return rollout(hands, [], 1, played, 11, True, [0, 24, 0, 0], [0, 0, 1, 0], me, shooter)
+
+    assert finish(0, 1) == [26, 0, 26, 26]
+    assert finish(3, 1) == [26, 0, 26, 26]
+    assert finish(2, 1) == [0, 24, 2, 0]
+    assert finish(1, 1) == [0, 24, 2, 0]

@@ -30,10 +30,13 @@ def test_dropping_the_ace_of_spades_under_the_queen_is_marked_with_its_reason() 
     assert view["turn"] == 0 and set(view["legal"]) == {"3S", "7S", "AS"}
     r = review_play(view, "AS", worlds=WORLDS)
     assert r["marked"] and not r["forced"]
-    assert r["best"] in ("3S", "7S") and r["cost"] >= 10
+    # The A♠ takes the Q♠'s 13 points in every deal; a low spade leaves them with seat 3, which
+    # then goes for the moon in the deals where it holds six hearts with the A♥ (and only the
+    # reviewed seat stops it): the low spade costs about 5 points on average, the A♠ 13.
+    assert r["best"] in ("3S", "7S") and r["cost"] >= 6
     assert "Q♠" in r["reason"] and "A♠" in r["reason"]
     points = {o["card"]: o["points"] for o in r["options"]}
-    assert set(points) == {"3S", "7S", "AS"} and points["AS"] >= points["3S"] + 10
+    assert set(points) == {"3S", "7S", "AS"} and points["AS"] >= 13 > points["3S"] + 6
     good = review_play(view, "3S", worlds=WORLDS)
     assert not good["marked"] and good["reason"] is None
 
