@@ -131,14 +131,14 @@ def rollout(
     trick = list(trick)
     first = tricks_done == 0
     seat = (leader + len(trick)) % 4
+    all_stop = 0 <= shooter and (others_stop or shooter == me)
     while tricks_done < 13:
         while len(trick) < 4:
             h = hands[seat]
             led = trick[0] // 13 if trick else -1
             legal = legal_mask(h, led, first, hearts_broken)
             c = play_card(seat, h, legal, trick, played, first, points, voids,
-                          seat == me or 0 <= shooter and (others_stop or shooter == me),
-                          seat == shooter)
+                          all_stop or seat == me, seat == shooter)
             if led >= 0 and c // 13 != led:
                 voids[seat] |= 1 << led
             if 26 <= c < 39:
