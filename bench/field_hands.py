@@ -19,21 +19,21 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 import sqlite3
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import random  # noqa: E402
-
 from arena import Basico, DificilV1, MoonShooter, Player, Robot, deals, play_hand  # noqa: E402
 
 import robots  # noqa: E402
-from rules import Game  # noqa: E402
+from rules import Game, view_for  # noqa: E402
 from rules.cards import DECK  # noqa: E402
 
 
@@ -47,62 +47,55 @@ class Cached(Player):
         self.hits = 0
         self.misses = 0
 
-    def _lookup(self, kind: str, g: Game, seat: int) -> str | None:
-        from rules import view_for
-
+    def _decision(self, kind: str, g: Game, seat: int, compute: Callable[[], str]) -> str:
         key = hashlib.sha256(json.dumps([self.name, kind, view_for(g, seat)], sort_keys=True)
                              .encode()).hexdigest()
         row = self.db.execute("SELECT value FROM decisions WHERE key = ?", (key,)).fetchone()
-        self._key = key
-        return None if row is None else str(row[0])
-
-    def _store(self, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO decisions VALUES (?, ?)", (self._key, value))
+        if row is not None:
+            self.hits += 1
+            return str(row[0])
+        self.misses += 1
+        value = compute()
+        self.db.execute("INSERT OR REPLACE INTO decisions VALUES (?, ?)", (key, value))
         self.db.commit()
+        return value
 
     def pass3(self, g: Game, seat: int) -> list[str]:
-        hit = self._lookup("pass", g, seat)
-        if hit is not None:
-            self.hits += 1
-            return list(json.loads(hit))
-        self.misses += 1
-        cards = self.inner.pass3(g, seat)
-        self._store(json.dumps(cards))
-        return cards
+        cards = self._decision("pass", g, seat, lambda: json.dumps(self.inner.pass3(g, seat)))
+        return list(json.loads(cards))
 
     def play(self, g: Game, seat: int) -> int:
-        hit = self._lookup("play", g, seat)
-        if hit is not None:
-            self.hits += 1
-            return int(hit)
-        self.misses += 1
-        card = self.inner.play(g, seat)
-        self._store(str(card))
-        return card
+        return int(self._decision("play", g, seat, lambda: str(self.inner.play(g, seat))))
 
 
-def trace(deck: list[str], direction: int, players: list[Player]) -> list[str]:
-    """The hand played again (every decision is a function of the view), trick by trick."""
-    g = Game()
-    g.hand_number = direction
-    g.apply({"type": "deal", "deck": deck})
-    hands = [sorted(DECK[c] for c in range(52) if g.hands[s] >> c & 1) for s in range(4)]
-    lines = [f"hands: {hands}"]
-    if g.phase == "passing":
-        passes = [players[s].pass3(g, s) for s in range(4)]
-        for s in range(4):
-            g.apply({"type": "confirm_pass", "seat": s, "cards": passes[s]})
-        lines.append(f"passes: {passes}")
-    trick: list[str] = []
-    while g.phase == "playing":
-        turn = g.turn
-        assert turn is not None
-        c = players[turn].play(g, turn)
-        trick.append(f"{turn}:{DECK[c]}")
-        g.play_index(turn, c)
-        if len(trick) == 4:
-            lines.append(" ".join(trick))
-            trick = []
+class Watching(Player):
+    """The candidate, keeping the game it last saw a card played in (the hand, once over)."""
+
+    def __init__(self, inner: Robot) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.game: Game | None = None
+
+    def pass3(self, g: Game, seat: int) -> list[str]:
+        return self.inner.pass3(g, seat)
+
+    def play(self, g: Game, seat: int) -> int:
+        return self.inner.play(g, seat)
+
+    def observe(self, g: Game, seat: int, card: int) -> None:
+        self.game = g
+
+
+def trace(g: Game) -> list[str]:
+    """A finished hand, trick by trick: the hands dealt, the passes, each trick's cards."""
+    def names(mask: int) -> list[str]:
+        return [DECK[c] for c in range(52) if mask >> c & 1]
+
+    lines = [f"hands: {[names(h) for h in g.dealt]}"]
+    if any(g.pass_sel):
+        lines.append(f"passes: {[names(m) for m in g.pass_sel]}")
+    for leader, cards, _ in g.tricks:
+        lines.append(" ".join(f"{(leader + i) % 4}:{DECK[c]}" for i, c in enumerate(cards)))
     lines.append(f"scores {g.hand_scores} moon {g.moon}")
     return lines
 
@@ -136,8 +129,8 @@ def main() -> None:
                     else DificilV1(random.Random(seed + 2), seeded=seed))
     cached = Cached(inner, db)
     opponent: Player = Basico() if args.field == "basico" else cached
-    cand = Robot("dificil", random.Random(seed), name="dificil", seeded=seed,
-                 kw={"time_limit": None})
+    cand = Watching(Robot("dificil", random.Random(seed), name="dificil", seeded=seed,
+                          kw={"time_limit": None}))
     if args.only:
         wanted = [(d, s) for d, s, *_ in json.loads(Path(args.only).read_text())["suffered"]]
     else:
@@ -160,9 +153,9 @@ def main() -> None:
             continue
         if r.moon is not None and r.moon != s:
             suffered.append([d, s, r.moon])
-            if args.trace:
+            if args.trace and cand.game is not None:
                 print(f"--- deal {d}, Difícil in seat {s}, moon by {r.moon}", flush=True)
-                for line in trace(decks[d], d % 4, players):
+                for line in trace(cand.game):
                     print("   ", line, flush=True)
         elif r.moon == s:
             shot.append([d, s])
