@@ -33,6 +33,8 @@ from typing import Any
 #: struct sched_attr (SCHED_ATTR_SIZE_VER1) and the x86-64 system call numbers.
 SCHED_ATTR = struct.Struct("IIQiIQQQII")
 SETATTR, GETATTR = 314, 315
+#: The group niceness ``--setting group`` switches to: the web's (gunicorn.conf.py).
+GROUP_NICE = -10
 
 
 def _slice(tid: int, ns: int) -> None:
@@ -50,6 +52,13 @@ def _slice(tid: int, ns: int) -> None:
 def _apply(setting: str, on: bool, pattern: str) -> None:
     pids = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
     for pid in pids:
+        if setting == "group":
+            try:
+                with open(f"/proc/{pid}/autogroup", "w") as group:
+                    group.write(str(GROUP_NICE if on else 0))
+            except OSError:
+                pass
+            continue
         try:
             threads = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
         except OSError:
@@ -128,7 +137,7 @@ def main() -> None:
     sub = ap.add_subparsers(dest="command", required=True)
     t = sub.add_parser("toggle")
     t.add_argument("--pattern", required=True)
-    t.add_argument("--setting", choices=("idle", "slice"), required=True)
+    t.add_argument("--setting", choices=("idle", "slice", "group"), required=True)
     t.add_argument("--seconds", type=float, default=330.0)
     t.add_argument("--block", type=float, default=10.0)
     t.add_argument("--out", required=True)

@@ -39,3 +39,25 @@ def test_compare_pairs_neighbouring_blocks(tmp_path: Path) -> None:
     assert people["on"]["n"] == people["off"]["n"] == 1200
     assert report["robot dificil"]["p95_on_minus_off_ms"] == 0.0
     assert "robot normal" in report and not report["robot normal"].get("pairs")
+
+
+def test_toggle_group_moves_the_scheduling_group_of_the_matching_session(tmp_path: Path) -> None:
+    """``--setting group`` writes the niceness of the matched processes' scheduling group
+    (Linux autogroups), here a process in a session of its own; the pattern's brackets keep the
+    toggler from matching its own command line."""
+    sleeper = subprocess.Popen(["sleep", "31.4159"], start_new_session=True)
+    group = Path(f"/proc/{sleeper.pid}/autogroup")
+    try:
+        subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "paired_sched.py"), "toggle",
+             "--pattern", "[s]leep 31.4159", "--setting", "group", "--seconds", "0.05",
+             "--block", "0.05", "--out", str(tmp_path / "tog.json")],
+            capture_output=True, text=True, timeout=60, check=True)
+        log = json.loads((tmp_path / "tog.json").read_text())
+        assert [on for _, on in log] == [1]
+        if group.exists():  # Linux with autogroups (the test runs as root in CI: nice below 0)
+            assert group.read_text().split()[-1] == "-10", group.read_text()
+            assert Path("/proc/self/autogroup").read_text().split()[-1] != "-10"
+    finally:
+        sleeper.kill()
+        sleeper.wait()
