@@ -29,7 +29,7 @@ import signal  # noqa: E402
 from gunicorn.glogging import Logger  # noqa: E402
 
 from tables.guards import redact  # noqa: E402
-from tables.lifecycle import die_with_parent, step_forward  # noqa: E402
+from tables.lifecycle import die_with_parent, rank_session  # noqa: E402
 
 # The web processes leave robots and timed work to their own processes.
 os.environ.setdefault("ROBOT_WORKER", "off")
@@ -69,15 +69,15 @@ forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1"
 
 # People wait on every request the web serves: its scheduling group (the master's session, which
 # the workers share) comes before the robots', the scheduler's and anything else's on the machine
-# (tables.lifecycle.step_forward; needs CAP_SYS_NICE, else nothing changes: docs/DEPLOY.md).
+# (tables.lifecycle.rank_session; needs CAP_SYS_NICE, else nothing changes: docs/DEPLOY.md).
 # GUNICORN_GROUP_NICE=0 leaves the group as it is.
 _group_nice = int(os.environ.get("GUNICORN_GROUP_NICE", "-10"))
 
 
 def on_starting(server):  # type: ignore[no-untyped-def]
     """In the master, before the workers are forked: they inherit its scheduling group."""
-    if _group_nice and not step_forward(_group_nice):
-        server.log.warning("the web's scheduling group stays as it is (step_forward needs a "
+    if _group_nice and not rank_session(_group_nice):
+        server.log.warning("the web's scheduling group stays as it is (rank_session needs a "
                            "session of its own and CAP_SYS_NICE; docs/DEPLOY.md)")
 
 

@@ -33,7 +33,7 @@ from typing import Any
 #: struct sched_attr (SCHED_ATTR_SIZE_VER1) and the x86-64 system call numbers.
 SCHED_ATTR = struct.Struct("IIQiIQQQII")
 SETATTR, GETATTR = 314, 315
-#: The group niceness ``--setting group`` switches to: the web's (gunicorn.conf.py).
+#: The group niceness ``--setting group`` switches to by default: the web's (gunicorn.conf.py).
 GROUP_NICE = -10
 
 
@@ -49,13 +49,13 @@ def _slice(tid: int, ns: int) -> None:
     libc.syscall(SETATTR, tid, ctypes.create_string_buffer(SCHED_ATTR.pack(*attr)), 0)
 
 
-def _apply(setting: str, on: bool, pattern: str) -> None:
+def _apply(setting: str, on: bool, pattern: str, nice: int = GROUP_NICE) -> None:
     pids = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
     for pid in pids:
         if setting == "group":
             try:
                 with open(f"/proc/{pid}/autogroup", "w") as group:
-                    group.write(str(GROUP_NICE if on else 0))
+                    group.write(str(nice if on else 0))
             except OSError:
                 pass
             continue
@@ -81,7 +81,7 @@ def toggle(args: argparse.Namespace) -> None:
     on = False
     while time.time() < end:
         on = not on
-        _apply(args.setting, on, args.pattern)
+        _apply(args.setting, on, args.pattern, args.nice)
         log.append((time.time(), int(on)))
         with open(args.out, "w") as out:
             json.dump(log, out)
@@ -140,6 +140,8 @@ def main() -> None:
     t.add_argument("--setting", choices=("idle", "slice", "group"), required=True)
     t.add_argument("--seconds", type=float, default=330.0)
     t.add_argument("--block", type=float, default=10.0)
+    t.add_argument("--nice", type=int, default=GROUP_NICE,
+                   help="--setting group: the niceness while on (-20..19)")
     t.add_argument("--out", required=True)
     c = sub.add_parser("compare")
     c.add_argument("dump")

@@ -12,6 +12,7 @@ from flask_migrate import upgrade
 
 import robots
 
+from .lifecycle import rank_session
 from .push import ensure_vapid_keys
 from .robot_worker import RobotWorker
 from .scheduler import expire_job, run_blocking
@@ -29,6 +30,12 @@ def register_cli(app: Flask) -> None:
     @app.cli.command("robots")
     def robots_cmd() -> None:
         """Run a robot worker in the foreground (robots of every table, durable sweeps)."""
+        # Behind the web server for the cores (ROBOT_GROUP_NICE; the search processes it starts
+        # step back further, in sessions of their own).
+        nice = int(app.config["ROBOT_GROUP_NICE"])
+        if nice and not rank_session(nice):
+            click.echo("the robot process's scheduling group stays as it is (rank_session needs "
+                       "a session of its own; docs/DEPLOY.md)")
         worker = app.extensions.get("corazones_robots")  # ROBOT_WORKER=thread made one
         if worker is None:
             worker = RobotWorker(app)

@@ -52,6 +52,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ROBOT_THREADS", int, 2, "robot threads per robot process"),
     Setting("ROBOT_SEARCH_PROCS", int, 0, "processes of their own for Difícil's searches"),
     Setting("ROBOT_NICE", int, 0, "the search processes' niceness"),
+    Setting("ROBOT_GROUP_NICE", int, 0, "`flask robots`: its session's scheduling group "
+            "niceness when it leads its session (Linux autogroups; 0 leaves it)"),
     Setting("HINT_TIMEOUT", float, 8.0, "La Pista: seconds the web waits for a robot process"),
     Setting("ANALYSIS_WORLDS", int, 0, "Análisis: deals sampled per decision (0: robots' "
             "REVIEW_WORLDS)"),

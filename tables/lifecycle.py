@@ -1,6 +1,7 @@
 """Process lifetime and rank: a child process dies with the process that started it, a
-background process steps back behind the ones that serve people (``step_back``) and the web
-server steps ahead of everything else on the machine where it may (``step_forward``).
+background process steps back behind the ones that serve people (``step_back``), and a process
+leading its own session sets its scheduling group's rank (``rank_session``): the web server ahead
+of everything else on the machine where it may, the robot process behind it.
 
 A process killed with SIGKILL runs no clean-up, so the processes it started (the robots' Difícil
 search processes, gunicorn's web workers) would live on under PID 1: a search process (and
@@ -112,16 +113,19 @@ def _all_threads_idle() -> None:
             pass
 
 
-def step_forward(nice: int) -> bool:
-    """Put this process's scheduling group ahead of the others (``nice`` below 0), for the
-    processes whose every wait a person sees: the web server's master, before it starts its
-    workers (they share its session, so its group). True when it did.
+def rank_session(nice: int) -> bool:
+    """Put the scheduling group of this process's session ``nice`` steps ahead of the others
+    (below 0) or behind them (above 0). True when it did.
 
     Only a process leading its own session changes its group (honcho, systemd and
     deploy/stack.py start each process so); one started from a shell shares the shell's session,
-    which is not its to change. A group ahead of the others needs ``CAP_SYS_NICE`` (root has
-    it); without it nothing changes. At 1-3 s a decision on two cores the web's workers then
-    waited on the run queue about half as long (docs/RELIABILITY.md, run W)."""
+    which is not its to change. The web server's master steps forward before it starts its
+    workers (they share its session, so its group): at 1-3 s a decision on two cores its workers
+    then waited on the run queue about half as long (docs/RELIABILITY.md, run W). A group ahead
+    of the others needs ``CAP_SYS_NICE`` (root has it); without it nothing changes. The robot
+    process steps back (which needs no privilege): it holds table locks, so it keeps the
+    ordinary policy, unlike the searches (``step_back``), and only yields the cores to the web
+    first; people's actions took 17 ms less at p95 at that pace (docs/RELIABILITY.md, run Z)."""
     try:
         if os.getsid(0) != os.getpid():
             return False
