@@ -139,7 +139,7 @@ def test_the_one_statement_carries_only_log_rows_and_changed_rows(app: Any) -> N
     writes it all as before. Otherwise the statement writes the changed columns (PostgreSQL;
     SQLite always flushes) and the commit sends nothing more."""
     from tables import together
-    from tables.db import db
+    from tables.db import db, write_transaction
     from tables.models import Device, Table
 
     tid, _players = lobby(app, humans=1, robots_=0)
@@ -153,11 +153,15 @@ def test_the_one_statement_carries_only_log_rows_and_changed_rows(app: Any) -> N
         assert seen["writer"] == []
         db.session.rollback()
 
-        table = db.session.get_one(Table, tid)
-        table.name = "Mesa de Berta"
-        with _statements(app) as seen:
-            assert together.write(table, {}) is not sqlite
-            db.session.commit()
+        # SQLite's write lock from BEGIN, as an action takes it: the session's database is shared,
+        # and another test's robots, played by this app's robot thread, may write meanwhile (a
+        # read snapshot upgraded after their commit fails at once with «database is locked»)
+        with write_transaction():
+            table = db.session.get_one(Table, tid)
+            table.name = "Mesa de Berta"
+            with _statements(app) as seen:
+                assert together.write(table, {}) is not sqlite
+                db.session.commit()
         written = [s for s in map(_shape, seen["writer"]) if s is not None]
         assert written == [("UPDATE", "tables")], seen["writer"]  # once, not again at commit
         db.session.expire_all()
