@@ -109,6 +109,8 @@ class Seat:
         self.seat: int | None = None
         self.start_delay = 0.0  # the table's place in the ramp (all its pages start together)
         self.changed = asyncio.Event()  # set by the stream when a newer state arrives
+        # the page's own id, as a browser's page has: its stream leaves out its actions' changes
+        self.page = uuid.uuid4().hex
 
     async def get_csrf(self) -> None:
         async with self.s.get(self.run.url + "/api/csrf") as r:
@@ -116,7 +118,7 @@ class Seat:
 
     async def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         async with self.s.post(self.run.url + path, json=body,
-                               headers={"X-CSRFToken": self.csrf}) as r:
+                               headers={"X-CSRFToken": self.csrf, "X-Page-Id": self.page}) as r:
             return r.status, await r.json(content_type=None)
 
     async def act(self, body: dict[str, Any], measure: bool = True) -> tuple[int, Any]:
@@ -225,7 +227,8 @@ class Seat:
             try:
                 async with self.s.get(
                         f"{run.url}/api/tables/{self.tid}/stream",
-                        params={"since": str(self.state.get("version", 0)), "patch": "1"},
+                        params={"since": str(self.state.get("version", 0)), "patch": "1",
+                                "page": self.page},
                         headers=headers,
                         timeout=run.aiohttp.ClientTimeout(total=None, sock_read=60)) as r:
                     if r.status != 200:
@@ -975,6 +978,9 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         # what a page's stream carries per change it hears (the whole run, warm-up included)
         "stream_bytes_per_event": round(sum(r["stream_bytes"] for r in results)
                                         / max(1, sum(r["stream_events"] for r in results))),
+        # events the pages' streams carried per game action applied (the whole run)
+        "stream_events_per_action": round(sum(r["stream_events"] for r in results)
+                                          / max(1, log["run_actions"]), 2),
         "robot_decisions_per_s": round(log["robot_decisions"] / window, 1),
         "robot_decisions_by_level": log["robot_decisions_by_level"],
         # how long a robot's card took after the change that gave it the turn

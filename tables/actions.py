@@ -150,11 +150,14 @@ class Outcome:
 def perform(
     table_id: str, device_id: int | None, body: Any, robot_seat: int | None = None,
     present: set[str] | None = None, new_device: Callable[[], int] | None = None,
+    page: str | None = None,
 ) -> Outcome:
     """Apply one action dict (``type``, ``action_id``, ``version`` and the type's fields).
 
     ``new_device()`` gives a caller without a device one, inside the action's transaction, for
-    the actions that keep something for it (a refused action keeps no device row)."""
+    the actions that keep something for it (a refused action keeps no device row). ``page``:
+    the id the calling page gave itself; the answer carries the change to that page, so its
+    stream does not send it again (``live.made_by``)."""
     if not isinstance(body, Mapping):
         raise errors.BAD_JSON.error()
     kind = body.get("type")
@@ -187,8 +190,9 @@ def perform(
                                              present=present, at_least=done.outcome.version)
         return done.outcome
     if done.changed:
+        origin = live.page_origin(device_id, page) if robot_seat is None else None
         after_commit(table_id, done.outcome.version, done.humans, done.robot_due, done.change,
-                     done.subscribed)
+                     done.subscribed, origin, done.before)
     if robot_seat is None:  # the caller's answer is built after the commit, outside the lock
         base = version if version is not None and version <= done.before else done.before
         snap = done.snap or snapshot.current(table_id, done.outcome.version)
@@ -368,12 +372,14 @@ def _seats_and_facts(table_id: str, action_id: str | None
 def after_commit(
     table_id: str, version: int, humans: list[int], robot_due: bool,
     change: snapshot.Change | None = None, subscribed: bool | None = None,
+    origin: str | None = None, before: int | None = None,
 ) -> None:
     """Tell the hooks (pages, robots, clock, pushes) about a committed change; ``change`` goes
     with the notice to the other processes (when they share one through Redis), which make the
-    new snapshot from it instead of loading it."""
-    wire = snapshot.to_wire(change) if change is not None and live.shared() else None
-    committed(Commit(table_id, version, humans, robot_due, wire, subscribed))
+    new snapshot from it instead of loading it. ``origin``: the page whose action made it from
+    version ``before`` (``live.page_origin``)."""
+    wire = snapshot.to_wire(change, origin) if change is not None and live.shared() else None
+    committed(Commit(table_id, version, humans, robot_due, wire, subscribed, origin, before))
 
 
 # -------------------------------------------------------------------- handlers

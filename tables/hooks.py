@@ -30,6 +30,11 @@ class Commit:
     change: str | None = None
     #: The table had push subscriptions when the change was made (None: not known, look).
     subscribed: bool | None = None
+    #: The page whose action made the change (``live.page_origin``; None: a robot, the clock, a
+    #: page that did not say) and the version before it: that page's answer carried the change,
+    #: so its stream need not send it again.
+    origin: str | None = None
+    before: int | None = None
 
 
 Hook = Callable[[Commit], None]

@@ -8,6 +8,7 @@ least every ``POLL_RECHECK`` seconds whatever happens (the floor when Redis is a
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -49,9 +50,52 @@ _listener: threading.Thread | None = None
 _epoch = 0
 _listening = False
 REDIS_RECHECK = 10.0
+#: The last changes of each table made by pages' actions, as their notices said: table ->
+#: {version: (version before, origin)}, the last ``MADE_KEPT``. Guarded by ``_cond``.
+_made: dict[str, dict[int, tuple[int, str]]] = {}
+MADE_KEPT = 8
+#: A page's id: what ``page_origin`` accepts (the pages send a random UUID), in this header of
+#: the page's actions and this parameter of its stream.
+_PAGE_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+PAGE_HEADER = "X-Page-Id"
+PAGE_PARAM = "page"
 _presence: dict[str, dict[str, float]] = {}
 _presence_lock = threading.Lock()
 PRESENCE_WINDOW = 60.0
+
+
+def page_origin(device_id: int | None, page: str | None) -> str | None:
+    """Who a page is, for the notices: its device and the id it gave itself when it loaded (two
+    tabs of one browser are two pages). None for no device or a malformed id: the page's stream
+    then sends every change, its own actions' too."""
+    if device_id is None or page is None or not _PAGE_ID.fullmatch(page):
+        return None
+    return f"{device_id}.{page}"
+
+
+def made_by(table_id: str, since: int, version: int, origin: str) -> bool:
+    """True when every change of the table from ``since`` to ``version`` was made by the actions
+    of the page ``origin`` (as far as this process's notices tell: False when unsure)."""
+    with _cond:
+        made = _made.get(table_id)
+        while made is not None and version > since:
+            step = made.get(version)
+            if step is None or step[1] != origin:
+                return False
+            version = step[0]
+    return made is not None and version == since
+
+
+def _note_origin(table_id: str, before: int | None, version: int, origin: str | None) -> None:
+    if origin is None or before is None:
+        return
+    with _cond:
+        if len(_made) > 10000:
+            _made.clear()
+        made = _made.setdefault(table_id, {})
+        made[version] = (before, origin)
+        if len(made) > MADE_KEPT:
+            del made[min(made)]
 
 
 def _note(table_id: str, version: int) -> None:
@@ -67,10 +111,13 @@ def _note(table_id: str, version: int) -> None:
             cond.notify_all()
 
 
-def publish(table_id: str, version: int, change: str | None = None) -> None:
+def publish(table_id: str, version: int, change: str | None = None, before: int | None = None,
+            origin: str | None = None) -> None:
     """Wake the table's pages here and in every process. ``change`` (``"<table> <version>
-    <before>\n..."``, tables/snapshot.py) rides with the notice: each process hands it to its
-    receiver (:func:`on_change`) before its pages wake."""
+    <before> [<origin>]\n..."``, tables/snapshot.py) rides with the notice: each process hands it
+    to its receiver (:func:`on_change`) before its pages wake. ``origin`` and ``before``: the
+    page whose action made the change from that version (:func:`made_by`)."""
+    _note_origin(table_id, before, version, origin)
     _note(table_id, version)
     if _redis is not None:
         try:
@@ -107,15 +154,17 @@ def _listen(url: str) -> None:
 
 
 def _heard(message: str) -> None:
-    """One message of CHANNEL: ``<table> <version>``, the same with ``<before>`` and a change
-    after a newline, or ``device-moved <sha256>``."""
+    """One message of CHANNEL: ``<table> <version>``, the same with ``<before>`` (and the origin
+    of a page's action) and a change after a newline, or ``device-moved <sha256>``."""
     head, _, body = message.partition("\n")
     parts = head.split()
     if len(parts) == 2 and parts[0] == DEVICE_MOVED:
         forget_hash(parts[1])
         return
+    origin = parts.pop() if len(parts) == 4 else None
     if len(parts) not in (2, 3) or not all(p.isascii() and p.isdigit() for p in parts[1:]):
         return
+    _note_origin(parts[0], int(parts[2]) if len(parts) == 3 else None, int(parts[1]), origin)
     if len(parts) == 3 and body and _receiver is not None:
         try:
             _receiver(parts[0], int(parts[1]), int(parts[2]), body)
@@ -149,7 +198,7 @@ def _set_listening(up: bool) -> None:
 
 def after_commit(commit: Commit) -> None:
     """The after-commit hook: wake the table's pages in every process."""
-    publish(commit.table_id, commit.version, commit.change)
+    publish(commit.table_id, commit.version, commit.change, commit.before, commit.origin)
 
 
 def init_live(app: Flask) -> None:

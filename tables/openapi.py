@@ -57,6 +57,15 @@ CSRF = {"name": "X-CSRFToken", "in": "header", "required": True,
         "description": "the csrf_token of GET /api/csrf (with its session cookie); "
                        "missing, wrong or from another session: 400 csrf",
         "schema": {"type": "string", "minLength": 1}}
+#: The id a page gives itself: its stream leaves out the changes of its own actions.
+_PAGE_ID = {"type": "string", "description": "8-64 of A-Z a-z 0-9 _ - (a page's random id); "
+                                             "anything else is ignored"}
+PAGE_PARAM = {"name": "page", "in": "query", "required": False, "schema": _PAGE_ID,
+              "description": "this page's id: a change made alone by an action that carried "
+                             "the same id (X-Page-Id) from this device is not sent (its answer "
+                             "brought it); the next patch is from the last event sent"}
+PAGE_HEADER = {"name": "X-Page-Id", "in": "header", "required": False, "schema": _PAGE_ID,
+               "description": "the calling page's id (its stream's `page`)"}
 #: ``since``: at most 12 ASCII digits; empty is the same as absent.
 SINCE = {"type": "integer", "minimum": 0, "maximum": 10**12 - 1}
 #: One server-sent event as parsed from the stream (OpenAPI 3.0: a text/event-stream ``schema``
@@ -249,7 +258,8 @@ def _core_document() -> dict[str, Any]:
                                {"name": "patch", "in": "query", "required": False,
                                 "description": "1: the events after the first carry only what "
                                                "changed; anything else: whole states",
-                                "schema": {"type": "string"}}],
+                                "schema": {"type": "string"}},
+                               PAGE_PARAM],
                 "responses": {"200": {"description": "an event stream",
                                       "content": {"text/event-stream": {
                                           "schema": STREAM_EVENT}}},
@@ -257,7 +267,7 @@ def _core_document() -> dict[str, Any]:
                               "404": _err("no such table")}}},
             "/api/tables/{table_id}/actions": {"post": {
                 "summary": "One action (humans; robots use the same path in the server)",
-                "parameters": [TABLE_ID, CSRF],
+                "parameters": [TABLE_ID, CSRF, PAGE_HEADER],
                 "requestBody": _body({"$ref": "#/components/schemas/Action"}),
                 "responses": {"200": _ok("applied (or a retry of an applied action_id)",
                                          "StateAndLog"),

@@ -276,16 +276,19 @@ def api_poll(table_id: str) -> Response | tuple[Response, int]:
 @churn_device_limit
 @churn_table_limit
 def api_action(table_id: str) -> Response | tuple[Response, int]:
+    page = request.headers.get(live.PAGE_HEADER)  # the id the page gave itself
     try:
         body = json_object()
         try:
             out = actions.perform(table_id, current_device_id(), body,
-                                  present=_spectators(table_id), new_device=ensure_device)
+                                  present=_spectators(table_id), new_device=ensure_device,
+                                  page=page)
         except IntegrityError:  # this browser's first two writes at once: its row exists now
             db.session.rollback()
             forget_device()
             out = actions.perform(table_id, current_device_id(), body,
-                                  present=_spectators(table_id), new_device=ensure_device)
+                                  present=_spectators(table_id), new_device=ensure_device,
+                                  page=page)
     except ServiceError as err:
         forget_device()
         return _error_response(err, table_id)

@@ -209,9 +209,10 @@ def _back(fields: dict[str, Any]) -> SimpleNamespace:
     return SimpleNamespace(**fields)
 
 
-def to_wire(change: Change) -> str:
+def to_wire(change: Change, origin: str | None = None) -> str:
     """``"<table> <version> <before>\n<json>"``: the header says, before any parsing, whether
-    a process holds the snapshot the change applies to."""
+    a process holds the snapshot the change applies to; ``origin``, the page whose action made
+    the change (``live.page_origin``), follows ``<before>`` when given."""
     body = {
         "table": _plain(change.table),
         "seats": [_plain(s) for s in change.seats],
@@ -221,6 +222,8 @@ def to_wire(change: Change) -> str:
         "rows": [_plain(r) for r in change.rows],
     }
     head = f"{change.table_id} {change.version} {change.before}"
+    if origin is not None:
+        head += f" {origin}"
     return head + "\n" + jsonwire.dumps(body)
 
 

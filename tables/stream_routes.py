@@ -13,6 +13,11 @@ With ``?patch=1`` (the table page asks for it) every event after the stream's fi
 sent last (at version ``base``) into the new one (tables/patches.py): about a quarter of the bytes.
 The page keeps the state its stream last delivered to apply the next patch to.
 
+With ``?page=<id>`` (the id the page gave itself, also sent as the ``X-Page-Id`` header of its
+actions), changes made by that page's own actions alone are not sent: the actions' answers
+carried them to the page. The next event is the patch from the state the stream sent last, with
+the log after the page's change. (A page that lost its action's answer reads the table again.)
+
 A comment every ``STREAM_HEARTBEAT`` seconds keeps proxies from closing an idle stream, tells the
 server a closed page is gone, and refreshes the viewer's presence. Waiting for a change holds no
 database connection and reads nothing: the stream waits on the process's notices (tables/live.py,
@@ -82,6 +87,7 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
         since = _since()
         as_patches = request.args.get("patch") == "1"
         device_id = current_device_id()
+        mine = live.page_origin(device_id, request.args.get(live.PAGE_PARAM))
         who = presence_key()
         known = live.current_version(table_id)
         if known is None:
@@ -108,6 +114,11 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
         # seconds would otherwise all read the database in the same seconds, a floor later.
         next_read = time.monotonic() + floor * random.uniform(0.5, 1.0)
         while True:
+            if mine is not None and version > seen and live.made_by(table_id, seen, version, mine):
+                # This page's own actions made the changes, and their answers carried them: not
+                # sent again. The next event still builds on the state this stream sent last (the
+                # page's patch base); its log starts after this change.
+                seen = version
             if version > seen:
                 try:
                     present = live.present(table_id)

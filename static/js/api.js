@@ -27,8 +27,8 @@ export class ApiError extends Error {
   }
 }
 
-export async function request(method, url, body, { signal } = {}) {
-  const opts = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin', signal };
+export async function request(method, url, body, { signal, headers = {} } = {}) {
+  const opts = { method, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin', signal };
   if (body !== undefined) {
     opts.headers['Content-Type'] = 'application/json';
     opts.body = JSON.stringify(body);
@@ -48,4 +48,4 @@ export async function request(method, url, body, { signal } = {}) {
 }
 
 export const getJSON = (url, opts) => request('GET', url, undefined, opts);
-export const postJSON = (url, body) => request('POST', url, body);
+export const postJSON = (url, body, opts) => request('POST', url, body, opts);

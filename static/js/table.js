@@ -135,10 +135,14 @@ function showModal(title, content, cls = '') {
 
 // ------------------------------------------------------------------ server I/O
 
+// This page's own id: its actions carry it, and its stream then leaves out the changes those
+// actions made (their answers bring them here).
+const PAGE_ID = uuid();
+
 async function act(type, fields = {}, { retry = true, quiet = false } = {}) {
   const payload = { action_id: uuid(), version: S.version, type, ...fields };
   try {
-    const res = await postJSON(`${API}/actions`, payload);
+    const res = await postJSON(`${API}/actions`, payload, { headers: { 'X-Page-Id': PAGE_ID } });
     if (res && res.state) applyState(res.state, res.log || [], { own: true });
     // A long-poll sent before this device had its cookie describes the table as a stranger sees
     // it, and may arrive first with the same or a newer version: read the table again as ourselves.
@@ -149,6 +153,9 @@ async function act(type, fields = {}, { retry = true, quiet = false } = {}) {
     return res;
   } catch (e) {
     if (e instanceof ApiError && e.state) applyState(e.state, []);
+    // The answer was lost (the connection, a server error): the action may have been applied
+    // all the same, and the stream does not send this page's own changes: read the table again.
+    else if (e instanceof ApiError && (e.status === 0 || e.status >= 500)) loadState().catch(() => {});
     if (e instanceof ApiError && e.code === 'stale' && retry) return act(type, fields, { retry: false, quiet });
     if (e instanceof ApiError && !quiet) {
       sound.play('error');
@@ -167,6 +174,7 @@ async function loadState() {
 function follow() {
   S.channel = followTable({
     api: API,
+    page: PAGE_ID,
     version: () => S.version,
     onState: (state, log) => applyState(state, log),
     onOnline: (up) => { body.dataset.online = up ? '1' : '0'; },

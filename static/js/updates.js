@@ -28,10 +28,11 @@ export function applyPatch(base, patch) {
   return out;
 }
 
-// api: the table's API path; version(): the version this page has; onState(state, log);
+// api: the table's API path; page: this page's id (its actions' X-Page-Id: the stream leaves out
+// the changes they made); version(): the version this page has; onState(state, log);
 // onOnline(bool): the connection's state for the page; reload(): read the whole state again.
 // Returns { restart }: open the channel again (after this device got its cookie or a seat).
-export function followTable({ api, version, onState, onOnline, reload }) {
+export function followTable({ api, page, version, onState, onOnline, reload }) {
   let mode = typeof EventSource === 'function' ? 'stream' : 'poll';
   let es = null;
   let helloTimer = null;
@@ -50,7 +51,8 @@ export function followTable({ api, version, onState, onOnline, reload }) {
 
   function openStream() {
     closeStream();
-    const src = new EventSource(`${api}/stream?since=${version()}&patch=1`);
+    const mine = page ? `&page=${encodeURIComponent(page)}` : '';
+    const src = new EventSource(`${api}/stream?since=${version()}&patch=1${mine}`);
     es = src;
     let streamed = null; // the last state this stream delivered: what its next patch is made from
     helloTimer = setTimeout(() => { if (es === src) failed(src, true); }, HELLO_MS);

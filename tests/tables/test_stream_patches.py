@@ -67,15 +67,18 @@ def test_null_values_and_lost_keys_survive_a_patch():
 class Page:
     """A page's stream with patches, read line by line; ``state`` is the page's rebuilt state."""
 
-    def __init__(self, player: HttpPlayer, tid: str, since: int) -> None:
-        self.r = player.s.get(f"{player.base}/api/tables/{tid}/stream",
-                              params={"since": since, "patch": "1"}, stream=True,
-                              timeout=(5, 60))
+    def __init__(self, player: HttpPlayer, tid: str, since: int, page: str | None = None) -> None:
+        params: dict[str, Any] = {"since": since, "patch": "1"}
+        if page is not None:
+            params["page"] = page
+        self.r = player.s.get(f"{player.base}/api/tables/{tid}/stream", params=params,
+                              stream=True, timeout=(5, 60))
         assert self.r.status_code == 200
         self.lines: Iterator[str] = self.r.iter_lines(chunk_size=1, decode_unicode=True)
         self.state: dict[str, Any] | None = None
         self.bytes = {"state": 0, "patch": 0}
         self.events = {"state": 0, "patch": 0}
+        self.versions: list[int] = []  # the version of each state or patch event
 
     def until(self, version: int) -> dict[str, Any]:
         """Read events until the rebuilt state is at ``version``."""
@@ -88,6 +91,8 @@ class Page:
                 data = json.loads(line[5:])
                 self.bytes[event] += len(line) - 5
                 self.events[event] += 1
+                self.versions.append(int(data["state"]["version"] if event == "state"
+                                         else data["version"]))
                 if event == "state":  # the state's keys stay: a whole state only opens it
                     assert self.state is None
                     self.state = data["state"]
@@ -146,3 +151,55 @@ def test_patched_streams_rebuild_every_state_of_a_hand(shared_server):
         assert per_patch < page.bytes["state"] / 3, (per_patch, page.bytes["state"])
     assert compared >= 2 * 56
     assert "hand" not in (watcher.state(tid)["view"] or {})
+
+
+def test_a_pages_own_actions_are_left_out_of_its_stream(shared_server):
+    """A page that names itself (``?page=``, and ``X-Page-Id`` on its actions) is not sent the
+    changes its own actions made: their answers brought them. Its next event is the patch from
+    the state its stream sent last, and rebuilt it is the page's state. Another page of the same
+    browser, and another browser naming the same page id, hear every change."""
+    base = shared_server.url
+    rng = random.Random(11)
+    ana = HttpPlayer(base)
+    r = ana.post("/api/tables", {"host_name": "Ana", "target": 50})
+    assert r.status_code == 201, r.text
+    tid = r.json()["table_id"]
+    players = [ana] + [HttpPlayer(base) for _ in range(3)]
+    for i, p in enumerate(players[1:], 1):
+        assert p.act(tid, "sit", name=f"P{i}").status_code == 200
+    me = players[1]
+    page_id = "pagina-" + "a1" * 8
+    me.s.headers["X-Page-Id"] = page_id  # every action of seat 1 comes from this page
+    copycat = HttpPlayer(base)  # a spectator's browser that names the same page id
+    version = ana.state(tid)["version"]
+    mine = Page(me, tid, version, page=page_id)
+    other_tab = Page(me, tid, version, page="otra-pestana-1")
+    spy = Page(copycat, tid, version, page=page_id)
+    answer = ana.act(tid, "start")
+    assert answer.status_code == 200
+    own: list[int] = []  # the versions seat 1's actions made
+    for _ in range(80):  # a hand: 4 confirmed passes and 52 cards
+        version = answer.json()["state"]["version"]
+        for viewer, page in ((me, other_tab), (copycat, spy)):
+            assert without_now(page.until(version)) == without_now(viewer.state(tid))
+        if own and own[-1] == version:  # seat 1's own change: its answer has it
+            assert without_now(answer.json()["state"]) == without_now(me.state(tid))
+        else:  # another seat's: the page of seat 1 rebuilds it from what its stream sent
+            assert without_now(mine.until(version)) == without_now(me.state(tid))
+        views = [p.state(tid)["view"] for p in players]
+        if views[0]["phase"] not in ("passing", "playing"):
+            break
+        seat = rng.choice(views[0]["to_act"])
+        action = robots.decide(views[seat], "facil", rng)
+        answer = players[seat].act(tid, action.pop("type"), **action)
+        assert answer.status_code == 200, answer.text
+        if seat == 1:
+            own.append(answer.json()["state"]["version"])
+    assert views[0]["phase"] == "counting", "the hand was played out"
+    for page in (mine, other_tab, spy):
+        page.r.close()
+    assert len(own) >= 13  # its pass and its cards
+    assert not set(own) & set(mine.versions), "a change of the page's own was sent to it"
+    assert set(own) <= set(other_tab.versions) and set(own) <= set(spy.versions)
+    assert mine.events["state"] == 1
+    assert len(mine.versions) <= len(other_tab.versions) - len(own) + 1

@@ -295,6 +295,46 @@ def test_a_change_sent_through_redis_makes_the_next_snapshot_where_the_one_befor
         assert live._seen[tid] == version + 1
 
 
+def test_the_page_that_made_a_change_travels_with_its_notice(migrated: str) -> None:
+    """An action sent with the page's id (``X-Page-Id``) names its device and page in its
+    notice, after the version it came from; a process that hears it knows which page made the
+    change (its stream leaves it out there) and still applies the change to its snapshot. A
+    malformed id names no page; nothing else in the head changes."""
+    with _app_sending_changes(migrated) as (app, sent):
+        host = Player(app)
+        tid = host.create("Ana")
+        held = snapshot.cached(tid)
+        assert held is not None
+        page = "pagina-0123456789"
+        r = host.client.post(f"/api/tables/{tid}/actions", json={
+            "type": "chat", "text": "hola", "action_id": "a" * 20},
+            headers={"X-CSRFToken": host.csrf, "X-Page-Id": page})
+        assert r.status_code == 200, r.get_json()
+        version = r.get_json()["state"]["version"]
+        head = sent[-1].partition("\n")[0].split()
+        assert head[:3] == [tid, str(version), str(held.version)]
+        origin = head[3]
+        assert origin.endswith(f".{page}") and origin.split(".")[0].isdigit()
+        assert live.made_by(tid, held.version, version, origin)
+        assert not live.made_by(tid, held.version, version, origin + "x")
+        assert not live.made_by(tid, held.version - 1, version, origin)  # not its change alone
+        # another process hears it: the same answer there, and the snapshot moves on
+        live._made.pop(tid, None)
+        snapshot.forget(tid)
+        snapshot.store(tid, held)
+        live._heard(sent[-1])
+        assert live.made_by(tid, held.version, version, origin)
+        made = snapshot.cached(tid)
+        assert made is not None and made.version == version
+        # a page id the server does not take: no origin in the head
+        r = host.client.post(f"/api/tables/{tid}/actions", json={
+            "type": "chat", "text": "otra", "action_id": "b" * 20},
+            headers={"X-CSRFToken": host.csrf, "X-Page-Id": "no valgo"})
+        assert r.status_code == 200, r.get_json()
+        assert len(sent[-1].partition("\n")[0].split()) == 3
+        assert not live.made_by(tid, version, version + 1, origin)
+
+
 def test_robots_passing_at_once_leave_the_snapshot_at_the_tables_version(
         migrated: str, monkeypatch: Any) -> None:
     """Three robots pass at the same moment (three threads of one process, as the robot worker's):
