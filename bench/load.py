@@ -117,8 +117,10 @@ class Seat:
             self.csrf = (await r.json())["csrf_token"]
 
     async def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
-        async with self.s.post(self.run.url + path, json=body,
-                               headers={"X-CSRFToken": self.csrf, "X-Page-Id": self.page}) as r:
+        headers = {"X-CSRFToken": self.csrf}
+        if self.run.names_pages():
+            headers["X-Page-Id"] = self.page
+        async with self.s.post(self.run.url + path, json=body, headers=headers) as r:
             return r.status, await r.json(content_type=None)
 
     async def act(self, body: dict[str, Any], measure: bool = True) -> tuple[int, Any]:
@@ -328,12 +330,16 @@ class Seat:
 
 class Run:
     def __init__(self, url: str, think: tuple[float, float], seed: int,
-                 channel: str = "stream") -> None:
+                 channel: str = "stream", page_ids: str = "on") -> None:
         import aiohttp
 
         self.aiohttp = aiohttp
         #: How pages hear of changes: "stream" (server-sent events) or "poll" (the long-poll).
         self.channel = channel
+        #: Whether the pages' actions name their page (X-Page-Id), so that their streams leave
+        #: out their own changes: "on", "off", or "toggle:<seconds>" (on in every other block
+        #: of that many seconds of the clock, the same blocks in every client process).
+        self.page_ids = page_ids
         self.url = url
         self.think = think
         self.rng = random.Random(seed)
@@ -354,6 +360,11 @@ class Run:
 
     def error(self, what: str) -> None:
         self.errors.append(what)
+
+    def names_pages(self) -> bool:
+        if self.page_ids.startswith("toggle:"):
+            return page_block_on(time.time(), float(self.page_ids[7:]))
+        return self.page_ids == "on"
 
     async def new_table(self, kind: str, spectator: bool, connector: Any) -> list[Seat]:
         def seat() -> Seat:
@@ -403,12 +414,18 @@ class Run:
         return seats
 
 
+def page_block_on(at: float, block: float) -> bool:
+    """``--page-ids toggle``: whether the block of the clock holding ``at`` names the pages."""
+    return int(at // block) % 2 == 0
+
+
 async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
                    think: tuple[float, float], seed: int, barrier: Any = None,
-                   ramp: float = 0.0, channel: str = "stream") -> dict[str, Any]:
+                   ramp: float = 0.0, channel: str = "stream",
+                   page_ids: str = "on") -> dict[str, Any]:
     import aiohttp
 
-    run = Run(url, think, seed, channel)
+    run = Run(url, think, seed, channel, page_ids)
     connector = aiohttp.TCPConnector(limit=0, force_close=False, keepalive_timeout=60)
     all_seats: list[Seat] = []
     sem = asyncio.Semaphore(8)
@@ -463,10 +480,11 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
 
 def _client_process(url: str, specs: list[tuple[str, bool]], duration: float,
                     think: tuple[float, float], seed: int, out: Any, barrier: Any,
-                    ramp: float, channel: str) -> None:
+                    ramp: float, channel: str, page_ids: str) -> None:
     try:
         cpu = time.process_time()
-        result = asyncio.run(_clients(url, specs, duration, think, seed, barrier, ramp, channel))
+        result = asyncio.run(_clients(url, specs, duration, think, seed, barrier, ramp, channel,
+                                      page_ids))
         result["cpu_s"] = time.process_time() - cpu  # the bench's clients' own share of the cores
         out.put(result)
     except BaseException as err:  # the parent must hear of it, not wait forever
@@ -886,7 +904,7 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
             target=_client_process,
             args=(stack.url, part, args.warmup + args.duration,
                   (args.think_min, args.think_max), args.seed + i, queue, barrier, args.ramp,
-                  args.channel))
+                  args.channel, args.page_ids))
             for i, part in enumerate(parts)]
         cpu0 = stack.cpu()
         bench_cpu0 = time.process_time()  # this process: the connection sampler, mostly
@@ -952,6 +970,11 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
                          for at, ms in r["latency"].get(k, []) if start <= at <= end)
         Path(args.dump_latency).write_text(json.dumps(
             {"human": stamped, "robot": sorted(log["robot_moves"])}))
+        if args.page_ids.startswith("toggle:"):  # the blocks, as paired_sched.py toggle writes
+            block = float(args.page_ids[7:])
+            firsts = range(int(start // block), int(end // block) + 1)
+            Path(args.dump_latency + ".toggles.json").write_text(json.dumps(
+                [[k * block, int(page_block_on(k * block, block))] for k in firsts]))
     all_delays = [x for v in delays.values() for x in v]
     errors = [e for r in results for e in r["errors"]]
     server = _access_log(tmp / "access.log", start)
@@ -1056,6 +1079,11 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=2, help="client processes")
     ap.add_argument("--channel", choices=("stream", "poll"), default="stream",
                     help="how the pages hear of changes: server-sent events or the long-poll")
+    ap.add_argument("--page-ids", default="on",
+                    help="the pages' actions name their page (X-Page-Id), so their streams "
+                         "leave out their own changes: on, off, or toggle:<seconds> (on and off "
+                         "in alternate blocks; with --dump-latency the blocks are written beside "
+                         "it as <file>.toggles.json for bench/paired_sched.py compare)")
     ap.add_argument("--open-pages", type=int, default=0,
                     help="quiet pages held open on streams while the tables play (e.g. 5000)")
     ap.add_argument("--pages-per-table", type=int, default=10)

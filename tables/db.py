@@ -68,13 +68,42 @@ def _writer_turn() -> Iterator[None]:
         fd = _lock_fd(db.engine) if depth == 0 else None
         if fd is not None:
             _flock_exclusive(fd)
+            _flock_state.held = fd
         _flock_state.depth = depth + 1
         try:
             yield
         finally:
             _flock_state.depth = depth
             if fd is not None:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                if getattr(_flock_state, "held", None) == fd:  # not let go by the commit
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                _flock_state.held = None
+
+
+def _commit(dbapi_conn: Any) -> None:
+    """SQLite's COMMIT (the dialect's ``do_commit``). In a gevent web worker, a write transaction's
+    COMMIT (the WAL written and synced: ``synchronous=FULL``, 2 ms and more) runs in a thread of
+    gevent's pool instead of on the event loop, so the worker's other pages go on meanwhile; that
+    thread lets go of the writers' file lock as soon as the commit is done, rather than when the
+    loop comes back to this greenlet (another process's writer need not wait for this worker's
+    loop). Elsewhere, and for reads, the COMMIT runs here."""
+    fd = getattr(_flock_state, "held", None)
+    if fd is None or not on_event_loop():
+        dbapi_conn.commit()
+        return
+    import gevent
+
+    _flock_state.held = None
+    try:
+        gevent.get_hub().threadpool.apply(_commit_and_let_go, (dbapi_conn, fd))
+    except BaseException:
+        _flock_state.held = fd  # still held: the transaction's end lets it go
+        raise
+
+
+def _commit_and_let_go(dbapi_conn: Any, fd: int) -> None:
+    dbapi_conn.commit()
+    fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def _flock_exclusive(fd: int) -> None:
@@ -119,6 +148,8 @@ def _setup_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if _IMMEDIATE.get() else "BEGIN")
+
+    engine.dialect.do_commit = _commit  # type: ignore[method-assign, assignment]
 
 
 #: The prefix of every connection's ``application_name`` (followed by the process id).
