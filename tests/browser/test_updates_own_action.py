@@ -34,7 +34,8 @@ def test_an_action_whose_answer_is_lost_still_shows_on_its_page(server: str,
             route.abort()
 
         host.route("**/actions", lose_the_answer)
-        host.locator(".lobby-seat[data-kind='empty'] button", has_text="AGREGAR ROBOT").first.click()
+        empty = host.locator(".lobby-seat[data-kind='empty'] button", has_text="AGREGAR ROBOT")
+        empty.first.click()
         host.wait_for_selector(".toast:has-text('Sin conexión con la mesa')")
         # the server applied it, and the page shows it: read again, not from its stream
         host.wait_for_selector(".lobby-seat[data-kind='robot']", timeout=15000)
