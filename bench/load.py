@@ -207,11 +207,13 @@ class Seat:
         self.run.responses.append((self, self.seat, data))
         if "state" not in data:  # a long-poll's time-out: nothing new (only the version)
             return
-        if data["state"].get("version", 0) <= self.state.get("version", 0):
+        had = self.state.get("version", 0)
+        if data["state"].get("version", 0) <= had:
             return
         self.state = data["state"]
         for entry in data.get("log", []):
-            self.run.deliveries.append((self.tid, entry["version"], started, got))
+            if entry["version"] > had:  # the page's own change came with its answer
+                self.run.deliveries.append((self.tid, entry["version"], started, got))
         self.changed.set()
 
     async def stream_loop(self) -> None:

@@ -16,7 +16,8 @@ The page keeps the state its stream last delivered to apply the next patch to.
 With ``?page=<id>`` (the id the page gave itself, also sent as the ``X-Page-Id`` header of its
 actions), changes made by that page's own actions alone are not sent: the actions' answers
 carried them to the page. The next event is the patch from the state the stream sent last, with
-the log after the page's change. (A page that lost its action's answer reads the table again.)
+the log since that state (the page's own entries too: that event may arrive before the answer
+does). A page that lost its action's answer reads the table again.
 
 A comment every ``STREAM_HEARTBEAT`` seconds keeps proxies from closing an idle stream, tells the
 server a closed page is gone, and refreshes the viewer's presence. Waiting for a change holds no
@@ -103,7 +104,8 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
 
     def events() -> Iterator[str]:
         version = known
-        seen = since
+        seen = since  # the version the page has (from this stream, or its own actions' answers)
+        logged = since  # the version this stream's last event brought: its next log starts there
         sent: dict[str, Any] | None = None  # the state this stream sent last (with ?patch=1)
         # The first event: the page knows the stream gets through (a proxy that buffers streams
         # holds it back, and the page falls back to the long-poll).
@@ -117,7 +119,8 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
             if mine is not None and version > seen and live.made_by(table_id, seen, version, mine):
                 # This page's own actions made the changes, and their answers carried them: not
                 # sent again. The next event still builds on the state this stream sent last (the
-                # page's patch base); its log starts after this change.
+                # page's patch base), and its log starts there too: a later change's event may
+                # reach the page before its own answer does, and the page animates from the log.
                 seen = version
             if version > seen:
                 try:
@@ -126,17 +129,17 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
                     # its notice), an event needs no place: it runs to its end without yielding
                     # and holds no connection. A place's hand-over waits a turn of the event loop,
                     # and behind the places the events of a busy worker queued for seconds.
-                    data = cached_state(table_id, device_id, seen, present, version)
+                    data = cached_state(table_id, device_id, logged, present, version)
                     if data is None:  # the snapshot is loaded: a place, as a request's
                         with admission.event():
-                            data = read_state(table_id, device_id, since=seen, present=present,
-                                              at_least=version)
+                            data = read_state(table_id, device_id, since=logged,
+                                              present=present, at_least=version)
                     event = _event(data, sent)
                 except ServiceError:  # the table expired while the page looked at it
                     return
                 finally:
                     db.session.rollback()
-                seen = int(data["state"]["version"])
+                seen = logged = int(data["state"]["version"])
                 if as_patches:
                     sent = data["state"]
                 yield event
