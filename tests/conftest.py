@@ -115,10 +115,24 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 @pytest.fixture(autouse=True)
-def _robot_processes_end_with_the_test() -> Iterator[None]:
+def _robot_work_ends_with_the_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test's robot processes end with it, and so does its robots' work: the session's
+    database is shared by the tests, and a table left with a robot's turn due would be played by
+    the next test's robot worker (every test app runs one, sweeping the whole database), writing
+    while that test reads and then writes by hand («database is locked» on SQLite)."""
     yield
     for proc in [p for p in RUNNING if isinstance(p, RobotProcess)]:
         proc.close()
+    if "migrated" not in request.fixturenames:
+        return
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(request.getfixturevalue("migrated"))
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text("UPDATE tables SET robot_due = false WHERE robot_due"))
+    finally:
+        engine.dispose()
 
 
 @pytest.fixture()
