@@ -114,9 +114,8 @@ def without_now(state: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def test_patched_streams_rebuild_every_state_of_a_hand(shared_server):
-    base = shared_server.url
-    rng = random.Random(7)
+def _table_of_four(base: str) -> tuple[str, list[HttpPlayer]]:
+    """A table at ``base`` with Ana hosting and three more people seated (P1-P3), not started."""
     ana = HttpPlayer(base)
     r = ana.post("/api/tables", {"host_name": "Ana", "target": 50})
     assert r.status_code == 201, r.text
@@ -124,6 +123,27 @@ def test_patched_streams_rebuild_every_state_of_a_hand(shared_server):
     players = [ana] + [HttpPlayer(base) for _ in range(3)]
     for i, p in enumerate(players[1:], 1):
         assert p.act(tid, "sit", name=f"P{i}").status_code == 200
+    return tid, players
+
+
+def _act_once(players: list[HttpPlayer], tid: str, rng: random.Random) -> tuple[int, Any] | None:
+    """One seat whose turn it is acts (Fácil's choice): the seat and its answer; None once the
+    hand is over."""
+    views = [p.state(tid)["view"] for p in players]
+    if views[0]["phase"] not in ("passing", "playing"):
+        return None
+    seat = rng.choice(views[0]["to_act"])
+    action = robots.decide(views[seat], "facil", rng)
+    answer = players[seat].act(tid, action.pop("type"), **action)
+    assert answer.status_code == 200, answer.text
+    return seat, answer
+
+
+def test_patched_streams_rebuild_every_state_of_a_hand(shared_server):
+    base = shared_server.url
+    rng = random.Random(7)
+    tid, players = _table_of_four(base)
+    ana = players[0]
     watcher = HttpPlayer(base)
     version = ana.state(tid)["version"]
     # seat 1's page and a spectator's page, open through the whole hand
@@ -137,14 +157,11 @@ def test_patched_streams_rebuild_every_state_of_a_hand(shared_server):
             rebuilt = page.until(version)
             assert without_now(rebuilt) == without_now(viewer.state(tid))
             compared += 1
-        views = [p.state(tid)["view"] for p in players]
-        if views[0]["phase"] not in ("passing", "playing"):
+        acted = _act_once(players, tid, rng)
+        if acted is None:
             break
-        seat = rng.choice(views[0]["to_act"])
-        action = robots.decide(views[seat], "facil", rng)
-        answer = players[seat].act(tid, action.pop("type"), **action)
-        assert answer.status_code == 200, answer.text
-    assert views[0]["phase"] == "counting", "the hand was played out"
+        _, answer = acted
+    assert players[0].state(tid)["view"]["phase"] == "counting", "the hand was played out"
     for _, page in pages:
         page.r.close()
         assert page.events["state"] == 1 and page.events["patch"] >= 50
@@ -162,14 +179,8 @@ def test_a_pages_own_actions_are_left_out_of_its_stream(shared_server):
     browser, and another browser naming the same page id, hear every change."""
     base = shared_server.url
     rng = random.Random(11)
-    ana = HttpPlayer(base)
-    r = ana.post("/api/tables", {"host_name": "Ana", "target": 50})
-    assert r.status_code == 201, r.text
-    tid = r.json()["table_id"]
-    players = [ana] + [HttpPlayer(base) for _ in range(3)]
-    for i, p in enumerate(players[1:], 1):
-        assert p.act(tid, "sit", name=f"P{i}").status_code == 200
-    me = players[1]
+    tid, players = _table_of_four(base)
+    ana, me = players[0], players[1]
     page_id = "pagina-" + "a1" * 8
     me.s.headers["X-Page-Id"] = page_id  # every action of seat 1 comes from this page
     copycat = HttpPlayer(base)  # a spectator's browser that names the same page id
@@ -188,16 +199,13 @@ def test_a_pages_own_actions_are_left_out_of_its_stream(shared_server):
             assert without_now(answer.json()["state"]) == without_now(me.state(tid))
         else:  # another seat's: the page of seat 1 rebuilds it from what its stream sent
             assert without_now(mine.until(version)) == without_now(me.state(tid))
-        views = [p.state(tid)["view"] for p in players]
-        if views[0]["phase"] not in ("passing", "playing"):
+        acted = _act_once(players, tid, rng)
+        if acted is None:
             break
-        seat = rng.choice(views[0]["to_act"])
-        action = robots.decide(views[seat], "facil", rng)
-        answer = players[seat].act(tid, action.pop("type"), **action)
-        assert answer.status_code == 200, answer.text
+        seat, answer = acted
         if seat == 1:
             own.append(answer.json()["state"]["version"])
-    assert views[0]["phase"] == "counting", "the hand was played out"
+    assert players[0].state(tid)["view"]["phase"] == "counting", "the hand was played out"
     for page in (mine, other_tab, spy):
         page.r.close()
     assert len(own) >= 13  # its pass and its cards
