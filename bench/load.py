@@ -9,18 +9,21 @@ once with HTTP clients that behave like players' pages. The tables start at rand
 seconds, and then ``--duration`` seconds are measured (the whole run's action p95 is reported
 too):
 
-- most tables have four humans: each seat keeps a long-poll open, and when the state says it is
-  its turn it thinks (``--think`` seconds) and sends a legal action with its version and a fresh
-  action id (a lost connection retries the same id);
+- most tables have four humans: each seat's page follows its table on a stream of server-sent
+  events, as a browser's EventSource does (``--channel poll``: the long-poll), and when the state
+  says it is its turn it thinks (``--think`` seconds) and sends a legal action with its version
+  and a fresh action id (a lost connection retries the same id); like the table page, it names
+  itself on its stream and its actions, so its own changes do not come back (``--page-ids``);
 - some tables have one human and three robots at Normal, some at Difícil;
-- spectators keep a long-poll open on some tables (their responses are checked for hidden cards).
+- spectators follow some tables the same way (every answer and event is checked for hidden cards).
 
 Reported per mode: actions per second (all applied game actions, from the log), a human action's
 latency (p50/p95/p99, client side; and the server's own time from the access log), the time for a
-change to reach the other pages of its table (p50/p95: a waiting long-poll returning with it,
-measured from the action's commit time in the log), errors, robot decisions per second and robot
-CPU seconds per hand, CPU and peak memory of each part, and the audit of every hand from the log
-(bench/load_audit.py). The last line printed is JSON.
+change to reach the other pages of its table (p50/p95: the event or the waiting long-poll that
+brought it, measured from the action's commit time in the log), the events the streams carried
+per game action, errors, robot decisions per second and robot CPU seconds per hand, CPU and peak
+memory of each part, and the audit of every hand from the log (bench/load_audit.py). The last
+line printed is JSON.
 """
 
 from __future__ import annotations
