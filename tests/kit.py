@@ -93,6 +93,18 @@ class Player:
         return dict(r.get_json()["state"])
 
 
+def holds_lock(pid: int, path: Path | str) -> bool:
+    """True if process ``pid`` holds a flock on ``path`` (the kernel's /proc/locks)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    with open("/proc/locks") as f:
+        return any(line.split()[4:6] == [str(pid), inode] for line in f
+                   if "FLOCK" in line and "->" not in line)
+
+
 def wait_until(pred: Any, timeout: float = 20.0, step: float = 0.02) -> Any:
     end = time.monotonic() + timeout
     while True:

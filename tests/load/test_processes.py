@@ -34,7 +34,7 @@ from deploy.stack import (
     pg_connections,
     proc_children,
 )
-from tests.kit import HttpPlayer, free_port, wait_until
+from tests.kit import HttpPlayer, free_port, holds_lock, wait_until
 from tests.load.load_kit import PG_BASE, Stack, drop_pg_schema, new_pg_schema
 
 LIMITS = {"RATELIMIT_CREATE": "100000 per minute", "RATELIMIT_CHAT": "100000 per minute",
@@ -405,18 +405,6 @@ def test_scheduler_killed_and_started_again_takes_the_lock_back(stack):
                          timeout=60)
     assert out.returncode != 0 and b"already running" in out.stderr
     assert s.sched.poll() is None and not alive(old)
-
-
-def holds_lock(pid: int, path: Path) -> bool:
-    """True if process ``pid`` holds a flock on ``path`` (the kernel's /proc/locks)."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return False
-    inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-    with open("/proc/locks") as f:
-        return any(line.split()[4:6] == [str(pid), inode] for line in f
-                   if "FLOCK" in line and "->" not in line)
 
 
 # ------------------------------------------------------------------ make serve (honcho)

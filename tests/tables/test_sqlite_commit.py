@@ -23,19 +23,11 @@ monkey.patch_all()
 import json, os, sys, time
 import gevent
 from sqlalchemy import text
-from tests.kit import close_app, make_app
+from tests.kit import close_app, holds_lock, make_app
 from tables.db import db, write_transaction
 
 app = make_app(sys.argv[1], ROBOT_WORKER="off")
 seen = {}
-
-
-def holds_lock(path):
-    st = os.stat(path)
-    inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-    with open("/proc/locks") as f:
-        return any(line.split()[4:6] == [str(os.getpid()), inode] for line in f
-                   if "FLOCK" in line and "->" not in line)
 
 
 def write():
@@ -43,14 +35,14 @@ def write():
         seen["path"] = os.path.abspath(db.engine.url.database) + "-writers.lock"
         with write_transaction():
             db.session.execute(text("UPDATE tables SET version = version WHERE id = 'none'"))
-            seen["held_inside"] = holds_lock(seen["path"])
+            seen["held_inside"] = holds_lock(os.getpid(), seen["path"])
         seen["writer_back"] = True
 
 
 def watch():
     # never yields: the loop runs nothing else until this returns
     deadline = time.monotonic() + 60
-    while "path" not in seen or holds_lock(seen["path"]):
+    while "path" not in seen or holds_lock(os.getpid(), seen["path"]):
         if time.monotonic() > deadline:
             seen["timed_out"] = True
             return
