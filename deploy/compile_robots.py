@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GROUPS: dict[str, list[str]] = {
     "robots._compiled": ["robots/know.py", "robots/policy.py", "robots/search.py",
                          "robots/passing.py"],
-    "rules._compiled": ["rules/cards.py", "rules/tricks.py"],
+    "rules._compiled": ["rules/cards.py", "rules/play.py", "rules/tricks.py"],
 }
 MODULES = [path for paths in GROUPS.values() for path in paths]
 #: The digests of the sources compiled, which robots/compiled.py checks at import (its ``STAMP``).

@@ -14,14 +14,14 @@ from pathlib import Path
 from types import ModuleType
 
 import rules
-from rules import cards, tricks
+from rules import cards, play, tricks
 
 from . import know, passing, policy, search
 
 #: The digests of the sources the compiled build was made from, by module name.
 STAMP = Path(__file__).with_name("_compiled.json")
 _PACKAGES = {"robots": Path(__file__).parent, "rules": Path(rules.__file__).parent}
-_MODULES: tuple[ModuleType, ...] = (know, policy, search, passing, cards, tricks)
+_MODULES: tuple[ModuleType, ...] = (know, policy, search, passing, cards, play, tricks)
 
 
 def source_of(module_name: str) -> Path:

@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules import FULL_MASK as FULL
-from rules import HEARTS_MASK, QS_BIT, SUIT_MASK
-from rules import QUEEN_OF_SPADES as QS
-from rules.cards import mask_of, parse_card
+from rules.cards import FULL_MASK as FULL
+from rules.cards import HEARTS_MASK, QS_BIT, SUIT_MASK, mask_of, parse_card
+from rules.cards import QUEEN_OF_SPADES as QS
 
 
 @dataclass

@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 import time
 
-from rules import HEARTS_MASK, QS_BIT, SUIT_MASK, pass_target
+from rules import pass_target
+from rules.cards import HEARTS_MASK, QS_BIT, SUIT_MASK
 
 from . import search
 from .know import Knowledge

@@ -6,16 +6,19 @@ is a few dozen integer operations: fast enough to play thousands of rollouts per
 
 from __future__ import annotations
 
-from rules import BIT, HEARTS_MASK, INDEX, QS_BIT, SPADES_MASK, SUIT_MASK
-from rules import FULL_MASK as FULL
-from rules import POINTS_MASK as POINTS
-from rules import QUEEN_OF_SPADES as QS
+from typing import Final
 
-KS_BIT = BIT[INDEX["KS"]]
-AS_BIT = BIT[INDEX["AS"]]
-AKS = KS_BIT | AS_BIT
-LOW_SPADES = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
-MOON_WORRY = 6  # points one seat alone must hold before the others try to stop a moon
+from rules.cards import BIT, HEARTS_MASK, INDEX, QS_BIT, SPADES_MASK, SUIT_MASK
+from rules.cards import FULL_MASK as FULL
+from rules.cards import POINTS_MASK as POINTS
+from rules.cards import QUEEN_OF_SPADES as QS
+
+# Final: the compiled build reads these as constants, not from the module's dictionary.
+KS_BIT: Final = BIT[INDEX["KS"]]
+AS_BIT: Final = BIT[INDEX["AS"]]
+AKS: Final = KS_BIT | AS_BIT
+LOW_SPADES: Final = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
+MOON_WORRY: Final = 6  # points one seat alone must hold before the others try to stop a moon
 
 
 def high(mask: int) -> int:

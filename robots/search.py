@@ -11,36 +11,39 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Final
 
-from rules import BIT, HEARTS_MASK, INDEX, POINTS_MASK, SUIT_MASK, legal_mask, trick_winner
-from rules import QUEEN_OF_SPADES as QS
+from rules.cards import BIT, HEARTS_MASK, INDEX, POINTS_MASK, SUIT_MASK
+from rules.cards import QUEEN_OF_SPADES as QS
+from rules.play import legal_mask
+from rules.tricks import trick_winner
 
 from .know import Knowledge
 from .policy import MOON_WORRY, high, low, moon_threat, play_card
 
 #: Hearts (held or taken, the A♥ among them) that make a sampled opponent go for the moon.
-OPP_MOON_HEARTS = 6
+OPP_MOON_HEARTS: Final = 6
 #: A moon suspect (moon_suspect) goes for the moon in a sampled deal where it holds or took this
 #: many hearts, the A♥ or the K♥ among them ...
-SUSPECT_HEARTS = 4
+SUSPECT_HEARTS: Final = 4
 #: ... and in every sampled deal once it holds as many points as make the Normal robot worry.
-SUSPECT_SURE = MOON_WORRY
+SUSPECT_SURE: Final = MOON_WORRY
 #: Three passed side cards all below this rank index (0 is the 2; 9 the J) make a moon pass.
-LOW_PASS_RANK = 9
+LOW_PASS_RANK: Final = 9
 #: This module runs compiled (deploy/compile_robots.py builds the search's modules together).
-COMPILED_SEARCH = not __file__.endswith(".py")
+COMPILED_SEARCH: Final = not __file__.endswith(".py")
 #: Sampled deals a card decision plays out at most, and its budget of simulated card plays (the
 #: deals times the cards left in them, for each candidate still in the running), which usually
 #: ends it first. The compiled build plays them about three times faster and gets six times the
 #: budget: a decision with a choice costs it up to about twice the CPU time (docs/ROBOTS.md).
-PLAY_WORLDS = 1800 if COMPILED_SEARCH else 300
-PLAY_BUDGET = 216_000 if COMPILED_SEARCH else 36_000
+PLAY_WORLDS: Final = 1800 if COMPILED_SEARCH else 300
+PLAY_BUDGET: Final = 216_000 if COMPILED_SEARCH else 36_000
 #: Seconds of the thread's CPU time a card decision may take: the budget usually ends a search
 #: first, and on a slow core this stop keeps every card within 0.2 s (it is looked at after each
 #: deal, a few milliseconds apart).
-PLAY_TIME_LIMIT = 0.2
-_AH_BIT = BIT[INDEX["AH"]]
-_AH_KH = _AH_BIT | BIT[INDEX["KH"]]
+PLAY_TIME_LIMIT: Final = 0.2
+_AH_BIT: Final = BIT[INDEX["AH"]]
+_AH_KH: Final = _AH_BIT | BIT[INDEX["KH"]]
 
 
 def long_hearts(cards: int, n: int) -> bool:

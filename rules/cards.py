@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from typing import Final
 
-SUITS = "CDHS"
-RANKS = "23456789TJQKA"
+SUITS: Final = "CDHS"
+RANKS: Final = "23456789TJQKA"
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 
 SUIT_NAMES = {"C": "tréboles", "D": "diamantes", "H": "corazones", "S": "picas"}
@@ -23,29 +24,32 @@ RANK_NAMES = {
 }
 
 #: All 52 cards in index order: 2C..AC, 2D..AD, 2H..AH, 2S..AS.
-DECK: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
-INDEX: dict[str, int] = {c: i for i, c in enumerate(DECK)}
+DECK: Final[tuple[str, ...]] = tuple(r + s for s in SUITS for r in RANKS)
+INDEX: Final[dict[str, int]] = {c: i for i, c in enumerate(DECK)}
 
 #: The 13 cards of each suit, by suit number.
-SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
-CLUBS_MASK, DIAMONDS_MASK, HEARTS_MASK, SPADES_MASK = SUIT_MASK
-TWO_OF_CLUBS = INDEX["2C"]
-QUEEN_OF_SPADES = INDEX["QS"]
-QS_BIT = 1 << QUEEN_OF_SPADES
-TWO_C_BIT = 1 << TWO_OF_CLUBS
+SUIT_MASK: Final[tuple[int, ...]] = tuple(0x1FFF << (13 * s) for s in range(4))
+CLUBS_MASK: Final = SUIT_MASK[0]
+DIAMONDS_MASK: Final = SUIT_MASK[1]
+HEARTS_MASK: Final = SUIT_MASK[2]
+SPADES_MASK: Final = SUIT_MASK[3]
+TWO_OF_CLUBS: Final = INDEX["2C"]
+QUEEN_OF_SPADES: Final = INDEX["QS"]
+QS_BIT: Final = 1 << QUEEN_OF_SPADES
+TWO_C_BIT: Final = 1 << TWO_OF_CLUBS
 #: The cards that score: every heart (1 point each) and Q♠ (13).
-POINTS_MASK = HEARTS_MASK | QS_BIT
-FULL_MASK = (1 << 52) - 1
+POINTS_MASK: Final = HEARTS_MASK | QS_BIT
+FULL_MASK: Final = (1 << 52) - 1
 #: Points of each card index: 1 for a heart, 13 for Q♠, 0 for the rest.
-CARD_POINTS: tuple[int, ...] = tuple(
+CARD_POINTS: Final[tuple[int, ...]] = tuple(
     13 if i == QUEEN_OF_SPADES else 1 if i // 13 == HEARTS else 0 for i in range(52)
 )
 
 #: Bit of each card string (``"QS"`` -> ``1 << 49``), so dealing and passing skip parsing.
-CARD_BIT: dict[str, int] = {c: 1 << i for i, c in enumerate(DECK)}
+CARD_BIT: Final[dict[str, int]] = {c: 1 << i for i, c in enumerate(DECK)}
 #: Suit (0-3) of each card index, and its bit.
-SUIT_OF: tuple[int, ...] = tuple(i // 13 for i in range(52))
-BIT: tuple[int, ...] = tuple(1 << i for i in range(52))
+SUIT_OF: Final[tuple[int, ...]] = tuple(i // 13 for i in range(52))
+BIT: Final[tuple[int, ...]] = tuple(1 << i for i in range(52))
 
 # Bit-index lists for every 13-bit pattern, so iterating a mask is a table lookup per suit.
 _BITS13: tuple[tuple[int, ...], ...] = tuple(
@@ -62,8 +66,11 @@ class CardError(ValueError):
     """A string that is not one of the 52 cards."""
 
 
-def parse_card(card: str) -> int:
-    """Index of ``card`` (``"QS"`` -> 49). Accepts ``10`` for ``T`` and lower case."""
+def parse_card(card: object) -> int:
+    """Index of ``card`` (``"QS"`` -> 49). Accepts ``10`` for ``T`` and lower case.
+
+    Anything else is a CardError, whatever its type: the argument is typed ``object`` because the
+    compiled build checks a declared ``str`` on entry and would raise TypeError instead."""
     if not isinstance(card, str):
         raise CardError(f"Carta desconocida: {card!r}")
     c = card.strip().upper()

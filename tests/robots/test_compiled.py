@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DECIDE = r"""
 import json, random, sys
 from rules import Game, Options, view_for, shuffled_deck
-import robots, robots.policy, robots.review, robots.search, rules.cards
+import robots, robots.policy, robots.review, robots.search, rules.cards, rules.play
 rng = random.Random(11)
 decisions = []
 for h in range(4):
@@ -51,8 +51,14 @@ for h in range(4):
         if v is not None:
             decisions.append(robots.decide(v, "dificil", random.Random(i), worlds=200,
                                           budget=36000, time_limit=None))
-files = [m.__file__ for m in (robots.search, robots.policy, rules.cards)]
-print(json.dumps({"files": files, "budget": robots.search.PLAY_BUDGET,
+files = [m.__file__ for m in (robots.search, robots.policy, rules.cards, rules.play)]
+refused = []
+for bad in (None, 7, ["QS"], "ZZ"):
+    try:
+        rules.cards.parse_card(bad)
+    except Exception as e:
+        refused.append(type(e).__name__)
+print(json.dumps({"files": files, "refused": refused, "budget": robots.search.PLAY_BUDGET,
                   "worlds": robots.search.PLAY_WORLDS, "review": robots.review.REVIEW_WORLDS,
                   "decisions": decisions}))
 """
@@ -91,6 +97,9 @@ def test_the_compiled_robots_decide_exactly_as_the_pure_modules(tmp_path: Path) 
     assert len(a["decisions"]) > 30
     assert {d["type"] for d in a["decisions"]} == {"confirm_pass", "play"}
     assert b["decisions"] == a["decisions"]
+    # A card of the wrong type is refused as a card in both builds (the web answers it in
+    # Spanish), never with the compiled code's TypeError (a 500).
+    assert a["refused"] == b["refused"] == ["CardError"] * 4
     assert (a["budget"], b["budget"]) == (36000, 216000)  # the compiled build searches further
     for build in (a, b):  # and Análisis looks deeper than play on either build
         assert build["review"] > build["worlds"]
