@@ -70,18 +70,21 @@ def sample_hands(k: Knowledge, rng: random.Random, tries: int = 30) -> list[int]
     pool = k.unseen & ~known_all
     cards = [c for c in range(52) if pool >> c & 1]
     others = [s for s in range(4) if s != k.me]
-    # Cards of the suits fewest seats may hold go first.
-    elig = {c: [s for s in others if not k.voids[s] >> (c // 13) & 1] for c in cards}
-    if QS in elig:
-        likely = [s for s in elig[QS] if not k.no_queen >> s & 1]
-        if likely:
-            elig[QS] = likely
+    # The seats each card may go to (not one that showed out of its suit).
+    elig = [[s for s in others if not k.voids[s] >> (c // 13) & 1] for c in range(52)]
+    likely = [s for s in elig[QS] if not k.no_queen >> s & 1]
+    if likely:
+        elig[QS] = likely
     for attempt in range(tries + 1):
         strict = attempt < tries
+        # A random order (Fisher-Yates on the generator's C ``random()``: its ``shuffle`` and
+        # ``randrange`` are Python and cost a third of a sampled deal) ...
         order = list(cards)
-        rng.shuffle(order)
-        if strict:
-            order.sort(key=lambda c: len(elig[c]))
+        for i in range(len(order) - 1, 0, -1):
+            j = int(rng.random() * (i + 1))
+            order[i], order[j] = order[j], order[i]
+        if strict:  # ... in which the cards that fewer seats may hold go first
+            order = [c for n in (0, 1, 2, 3) for c in order if len(elig[c]) == n]
         left = list(need)
         out = list(hands)
         ok = True
@@ -94,7 +97,7 @@ def sample_hands(k: Knowledge, rng: random.Random, tries: int = 30) -> list[int]
             if total == 0:
                 ok = False
                 break
-            r = rng.randrange(total)
+            r = int(rng.random() * total)
             for s in seats:
                 if left[s] > 0:
                     if r < left[s]:
