@@ -19,7 +19,7 @@ from rules.cards import HEARTS_MASK, QS_BIT, SUIT_MASK
 from . import search
 from .know import Knowledge
 from .policy import moon_pass, pass_cards, pass_danger
-from .search import rollout, sample_hands
+from .search import Dealer, rollout
 
 #: Simulated card plays the pass may spend (52 per candidate and deal).
 PASS_BUDGET = 30000
@@ -112,8 +112,9 @@ def search_pass(k: Knowledge, direction: str, rng: random.Random,
     start = time.thread_time()
     worlds = max(PASS_MIN_WORLDS, min(PASS_MAX_WORLDS, budget_steps // (52 * len(cands))))
     scores: list[list[int]] = [[] for _ in cands]
+    dealer = Dealer(k)
     for n in range(worlds):
-        hands = sample_hands(k, rng)
+        hands = dealer.deal(rng)
         given = [0 if s == me else pass_cards(hands[s]) for s in range(4)]
         for i, (m, moon) in enumerate(cands):
             given[me] = m

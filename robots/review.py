@@ -37,7 +37,7 @@ from rules import QUEEN_OF_SPADES as QS
 from . import decide
 from .know import Knowledge, knowledge_of
 from .passing import exchanged
-from .search import PLAY_WORLDS, moon_suspect, not_feeding, rollout, sample_hands, would_shoot
+from .search import PLAY_WORLDS, Dealer, moon_suspect, not_feeding, rollout, would_shoot
 
 #: Deals sampled per decision in a real review (tests pass fewer): a third more than Difícil
 #: samples at most in play, and every option in all of them (play drops the clearly worse
@@ -185,8 +185,9 @@ def review_play(view: dict[str, Any], card: str, *, worlds: int = REVIEW_WORLDS,
     # Q♠ not taken yet: still in a hand, or on the table in this trick.
     queen_before = not (k.played & ~mask_of([DECK[c] for _, c in k.trick])) & QS_BIT
     suspect = moon_suspect(k)
+    dealer = Dealer(k)
     for _ in range(worlds):
-        hands = sample_hands(k, rng)
+        hands = dealer.deal(rng)
         threat = would_shoot(k, hands, suspect)
         for c in reps:
             result, raw = _play_out(k, hands, c, threat)
@@ -290,8 +291,9 @@ def review_pass(view: dict[str, Any], cards: list[str], *, worlds: int = REVIEW_
     passes = list(seen)
     rng = random.Random(seed)
     stats = {m: _Stats() for m in passes}
+    dealer = Dealer(k)
     for _ in range(worlds):
-        hands = sample_hands(k, rng)
+        hands = dealer.deal(rng)
         given = [0, 0, 0, 0]
         for s in range(4):
             if s != me:

@@ -52,62 +52,79 @@ def long_hearts(cards: int, n: int) -> bool:
     return hearts.bit_count() >= n and bool(hearts & _AH_BIT)
 
 
-def sample_hands(k: Knowledge, rng: random.Random, tries: int = 30) -> list[int]:
-    """One deal of the unseen cards to the other seats, consistent with ``k``.
+class Dealer:
+    """Deals the unseen cards to the other seats, consistently with one seat's knowledge.
 
-    After ``tries`` failed attempts (a renuncio at a permitido table can fake a void) the voids are
-    ignored and only the numbers of cards are kept.
+    What a deal needs from the knowledge (the cards to deal, how many each seat gets, the seats
+    each card may go to) is worked out once here, for all the deals of a search.
     """
-    hands = [0, 0, 0, 0]
-    hands[k.me] = k.hand
-    need = [0, 0, 0, 0]
-    known_all = 0
-    for s in range(4):
-        if s != k.me:
-            hands[s] = k.known[s]
-            known_all |= k.known[s]
-            need[s] = k.cards_left[s] - k.known[s].bit_count()
-    pool = k.unseen & ~known_all
-    cards = [c for c in range(52) if pool >> c & 1]
-    others = [s for s in range(4) if s != k.me]
-    # The seats each card may go to (not one that showed out of its suit).
-    elig = [[s for s in others if not k.voids[s] >> (c // 13) & 1] for c in range(52)]
-    likely = [s for s in elig[QS] if not k.no_queen >> s & 1]
-    if likely:
-        elig[QS] = likely
-    for attempt in range(tries + 1):
-        strict = attempt < tries
-        # A random order (Fisher-Yates on the generator's C ``random()``: its ``shuffle`` and
-        # ``randrange`` are Python and cost a third of a sampled deal) ...
-        order = list(cards)
-        for i in range(len(order) - 1, 0, -1):
-            j = int(rng.random() * (i + 1))
-            order[i], order[j] = order[j], order[i]
-        if strict:  # ... in which the cards that fewer seats may hold go first
-            order = [c for n in (0, 1, 2, 3) for c in order if len(elig[c]) == n]
-        left = list(need)
-        out = list(hands)
-        ok = True
-        for c in order:
-            seats = elig[c] if strict else others
-            total = 0
-            for s in seats:
-                if left[s] > 0:
-                    total += left[s]
-            if total == 0:
-                ok = False
-                break
-            r = int(rng.random() * total)
-            for s in seats:
-                if left[s] > 0:
-                    if r < left[s]:
-                        out[s] |= 1 << c
-                        left[s] -= 1
-                        break
-                    r -= left[s]
-        if ok:
-            return out
-    raise ValueError("no deal is consistent with this view")  # pragma: no cover
+
+    def __init__(self, k: Knowledge) -> None:
+        self.hands = [0, 0, 0, 0]
+        self.hands[k.me] = k.hand
+        self.need = [0, 0, 0, 0]
+        known_all = 0
+        for s in range(4):
+            if s != k.me:
+                self.hands[s] = k.known[s]
+                known_all |= k.known[s]
+                self.need[s] = k.cards_left[s] - k.known[s].bit_count()
+        pool = k.unseen & ~known_all
+        self.cards = [c for c in range(52) if pool >> c & 1]
+        self.others = [s for s in range(4) if s != k.me]
+        # The seats each card may go to (not one that showed out of its suit) ...
+        self.elig = [[s for s in self.others if not k.voids[s] >> (c // 13) & 1]
+                     for c in range(52)]
+        likely = [s for s in self.elig[QS] if not k.no_queen >> s & 1]
+        if likely:
+            self.elig[QS] = likely
+        # ... and the cards by how many seats may hold them: the fewer, the sooner dealt.
+        self.groups: list[list[int]] = [[], [], [], []]
+        for c in self.cards:
+            self.groups[len(self.elig[c])].append(c)
+
+    def deal(self, rng: random.Random, tries: int = 30) -> list[int]:
+        """One deal: every seat's hand. After ``tries`` failed attempts (a renuncio at a
+        permitido table can fake a void) the voids are ignored and only the numbers of cards
+        are kept."""
+        for attempt in range(tries + 1):
+            strict = attempt < tries
+            order: list[int] = []
+            for group in self.groups if strict else [self.cards]:
+                order.extend(_shuffled(group, rng))
+            left = list(self.need)
+            out = list(self.hands)
+            ok = True
+            for c in order:
+                seats = self.elig[c] if strict else self.others
+                total = 0
+                for s in seats:
+                    if left[s] > 0:
+                        total += left[s]
+                if total == 0:
+                    ok = False
+                    break
+                r = int(rng.random() * total)  # the seat, in proportion to the cards it lacks
+                for s in seats:
+                    if left[s] > 0:
+                        if r < left[s]:
+                            out[s] |= 1 << c
+                            left[s] -= 1
+                            break
+                        r -= left[s]
+            if ok:
+                return out
+        raise ValueError("no deal is consistent with this view")  # pragma: no cover
+
+
+def _shuffled(cards: list[int], rng: random.Random) -> list[int]:
+    """A random order of ``cards`` (Fisher-Yates on the generator's C ``random()``: its
+    ``shuffle`` and ``randrange`` are Python, and took a third of a deal's time)."""
+    order = list(cards)
+    for i in range(len(order) - 1, 0, -1):
+        j = int(rng.random() * (i + 1))
+        order[i], order[j] = order[j], order[i]
+    return order
 
 
 def rollout(
@@ -309,9 +326,10 @@ def search_play(
     steps = 0
     n = 0
     tries = 30
+    dealer = Dealer(k)
     while n < worlds and len(active) > 1:
         try:
-            hands = sample_hands(k, rng, tries)
+            hands = dealer.deal(rng, tries)
         except ValueError:  # pragma: no cover - the relaxed deal always exists
             break
         if tries and not _consistent(k, hands):
@@ -396,6 +414,6 @@ def _finish(
 
 __all__ = [
     "COMPILED_SEARCH", "OPP_MOON_HEARTS", "PLAY_BUDGET", "PLAY_TIME_LIMIT", "PLAY_WORLDS",
-    "candidates", "high", "long_hearts", "moon_plausible", "moon_suspect", "not_feeding",
-    "rollout", "sample_hands", "search_play", "would_shoot",
+    "Dealer", "candidates", "high", "long_hearts", "moon_plausible", "moon_suspect", "not_feeding",
+    "rollout", "search_play", "would_shoot",
 ]
