@@ -1,0 +1,87 @@
+"""Difícil's sampled deals (robots/search.py ``Dealer``): every deal is one the seat's view allows,
+and the cards nothing constrains are spread as a fair deal spreads them."""
+
+from __future__ import annotations
+
+import random
+
+import robots
+from robots.know import knowledge_of
+from robots.search import Dealer
+from rules import Game, Options, shuffled_deck, view_for
+from rules.cards import QS_BIT, SUIT_MASK
+
+
+def _views_with_voids(n: int) -> list[dict[str, object]]:
+    """Views of Normal games, mid-hand, in which some other seat has shown out of a suit."""
+    rng = random.Random(3)
+    views: list[dict[str, object]] = []
+    while len(views) < n:
+        g = Game(Options(target=100, renege="impedido"))
+        g.hand_number = len(views) % 3  # a pass to the left, right or across
+        g.apply({"type": "deal", "deck": shuffled_deck(rng)})
+        for s in range(4):
+            g.apply({"type": "confirm_pass", "seat": s,
+                     "cards": robots.decide(view_for(g, s), "normal", rng)["cards"]})
+        while g.phase == "playing":
+            seat = g.turn
+            assert seat is not None
+            v = view_for(g, seat)
+            k = knowledge_of(v)
+            if any(k.voids[s] for s in range(4) if s != seat) and rng.random() < 0.3:
+                views.append(v)
+            g.apply({"type": "play", "seat": seat, "card": robots.decide(v, "normal", rng)["card"]})
+    return views
+
+
+def test_every_deal_is_one_the_view_allows() -> None:
+    shown_out = 0
+    for i, v in enumerate(_views_with_voids(40)):
+        k = knowledge_of(v)
+        dealer = Dealer(k)
+        rng = random.Random(i)
+        for _ in range(25):
+            hands = dealer.deal(rng)
+            assert hands[k.me] == k.hand
+            dealt = 0
+            for s in range(4):
+                assert hands[s].bit_count() == k.cards_left[s], (s, hands[s])
+                assert not dealt & hands[s]  # no card twice
+                dealt |= hands[s]
+                if s == k.me:
+                    continue
+                assert hands[s] & k.known[s] == k.known[s]  # what I passed it, not played yet
+                for suit in range(4):
+                    if k.voids[s] >> suit & 1:
+                        shown_out += 1
+                        assert not hands[s] & SUIT_MASK[suit], (s, suit)
+            assert dealt == k.unseen | k.hand  # every unseen card, each to one seat
+    assert shown_out > 1000
+
+
+def test_cards_nothing_constrains_go_to_each_seat_in_proportion_to_its_cards() -> None:
+    # The first lead after a pass to the left: no seat has shown out, so a card I did not pass
+    # goes to a seat as often as that seat's share of the cards I cannot place.
+    rng = random.Random(8)
+    g = Game(Options(target=100, renege="impedido"))
+    g.apply({"type": "deal", "deck": shuffled_deck(rng)})
+    for s in range(4):
+        g.apply({"type": "confirm_pass", "seat": s,
+                 "cards": robots.decide(view_for(g, s), "normal", rng)["cards"]})
+    seat = g.turn
+    assert seat is not None
+    k = knowledge_of(view_for(g, seat))
+    free = k.unseen & ~sum(k.known) & ~QS_BIT  # the Q♠ may carry an inference
+    need = {s: k.cards_left[s] - k.known[s].bit_count() for s in range(4) if s != seat}
+    assert sorted(need.values()) == [10, 13, 13]  # the seat I passed to holds three known
+    dealer = Dealer(k)
+    deals = 3000
+    counts = {s: 0 for s in need}
+    card = (free & -free).bit_length() - 1
+    for _ in range(deals):
+        hands = dealer.deal(rng)
+        for s in need:
+            counts[s] += hands[s] >> card & 1
+    total = sum(need.values())
+    for s in need:
+        assert abs(counts[s] / deals - need[s] / total) < 0.03, (counts, need)
