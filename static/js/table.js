@@ -139,10 +139,28 @@ function showModal(title, content, cls = '') {
 // actions made (their answers bring them here).
 const PAGE_ID = uuid();
 
+// An answer lost on its way back (the connection, a server error) leaves the page not knowing
+// whether the action was applied. Sent again with the same action id it is applied at most once
+// (the server answers a repeat with the first one's answer), so the page tries once more before
+// it tells the player.
+const RESEND_AFTER_MS = 700;
+const answerLost = (e) => e instanceof ApiError && (e.status === 0 || e.status >= 500);
+
+async function send(payload) {
+  const post = () => postJSON(`${API}/actions`, payload, { headers: { 'X-Page-Id': PAGE_ID } });
+  try {
+    return await post();
+  } catch (e) {
+    if (!answerLost(e)) throw e;
+    await new Promise((resolve) => setTimeout(resolve, RESEND_AFTER_MS));
+    return post();
+  }
+}
+
 async function act(type, fields = {}, { retry = true, quiet = false } = {}) {
   const payload = { action_id: uuid(), version: S.version, type, ...fields };
   try {
-    const res = await postJSON(`${API}/actions`, payload, { headers: { 'X-Page-Id': PAGE_ID } });
+    const res = await send(payload);
     if (res && res.state) applyState(res.state, res.log || [], { own: true });
     // A long-poll sent before this device had its cookie describes the table as a stranger sees
     // it, and may arrive first with the same or a newer version: read the table again as ourselves.
@@ -153,9 +171,9 @@ async function act(type, fields = {}, { retry = true, quiet = false } = {}) {
     return res;
   } catch (e) {
     if (e instanceof ApiError && e.state) applyState(e.state, []);
-    // The answer was lost (the connection, a server error): the action may have been applied
-    // all the same, and the stream does not send this page's own changes: read the table again.
-    else if (e instanceof ApiError && (e.status === 0 || e.status >= 500)) loadState().catch(() => {});
+    // Both answers lost: the action may have been applied all the same, and the stream does not
+    // send this page's own changes: read the table again.
+    else if (answerLost(e)) loadState().catch(() => {});
     if (e instanceof ApiError && e.code === 'stale' && retry) return act(type, fields, { retry: false, quiet });
     if (e instanceof ApiError && !quiet) {
       sound.play('error');
