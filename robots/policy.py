@@ -21,6 +21,17 @@ LOW_SPADES: Final = SPADES_MASK & (QS_BIT - 1)  # 2S..JS
 MOON_WORRY: Final = 6  # points one seat alone must hold before the others try to stop a moon
 
 
+#: Cards in each 13-bit pattern, for ``count``.
+_CARDS_IN: Final = tuple(bin(m).count("1") for m in range(1 << 13))
+
+
+def count(mask: int) -> int:
+    """Cards in a mask (``int.bit_count``, which the compiled build calls as a method of a boxed
+    Python int, allocated for every call: the play-outs count cards in every decision)."""
+    return (_CARDS_IN[mask & 0x1FFF] + _CARDS_IN[mask >> 13 & 0x1FFF]
+            + _CARDS_IN[mask >> 26 & 0x1FFF] + _CARDS_IN[mask >> 39 & 0x1FFF])
+
+
 def high(mask: int) -> int:
     """Index of the highest card of a non-empty mask."""
     return mask.bit_length() - 1
@@ -213,7 +224,7 @@ def _follow(
 
 def _suit_is_fresh(out: int, suit: int) -> bool:
     """Most of the suit is still out: nobody is likely to be void yet."""
-    return (out & SUIT_MASK[suit]).bit_count() >= 7
+    return count(out & SUIT_MASK[suit]) >= 7
 
 
 def _discard(
@@ -249,9 +260,9 @@ def _most_dangerous(cards: int, out: int) -> int:
         if not mine:
             continue
         c = high(mine)
-        above = (out & SUIT_MASK[suit] & ~((1 << (c + 1)) - 1)).bit_count()
-        below = (out & SUIT_MASK[suit] & ((1 << c) - 1)).bit_count()
-        length = mine.bit_count()
+        above = count(out & SUIT_MASK[suit] & ~((1 << (c + 1)) - 1))
+        below = count(out & SUIT_MASK[suit] & ((1 << c) - 1))
+        length = count(mine)
         score = (c % 13) * 2 - above * 3 + (3 if below else -6) - length
         if suit == 2:
             score += 3
@@ -277,7 +288,7 @@ def _lead(
             continue
         out_s = out & SUIT_MASK[suit]
         c = _lead_card(mine, out_s, suit, hand, out)
-        higher = (out_s & ~((1 << (c + 1)) - 1)).bit_count()
+        higher = count(out_s & ~((1 << (c + 1)) - 1))
         score = 0.0
         if higher == 0:
             score += 20.0 if out_s else 12.0
@@ -291,7 +302,7 @@ def _lead(
         if suit == 3:
             if hand & QS_BIT:
                 score += 4.0 if c != QS else 30.0
-                if (hand & SPADES_MASK).bit_count() >= 5:
+                if count(hand & SPADES_MASK) >= 5:
                     score -= 2.0
             elif out & QS_BIT:
                 if c > QS:
@@ -318,7 +329,7 @@ def _lead_card(mine: int, out_s: int, suit: int, hand: int, out: int) -> int:
     while m:
         d = low(m)
         m &= m - 1
-        if (out_s & ~((1 << (d + 1)) - 1)).bit_count() >= 3:
+        if count(out_s & ~((1 << (d + 1)) - 1)) >= 3:
             c = d
         else:
             break
