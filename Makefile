@@ -41,7 +41,7 @@ serve: $(VENV)/.installed robots-compiled
 	$(PY) -m deploy.serve
 
 # The robots' search compiled with mypyc beside its sources (deploy/compile_robots.py): the same
-# decisions about three times faster, so Difícil searches six times as far. Without a C compiler the pure-Python modules serve (the
+# decisions about seven times faster, so Difícil searches six times as far. Without a C compiler the pure-Python modules serve (the
 # build says so and make goes on). `python -m deploy.compile_robots --clean` removes it.
 robots-compiled: $(VENV)/.installed
 	-$(PY) -m deploy.compile_robots

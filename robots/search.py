@@ -34,8 +34,8 @@ LOW_PASS_RANK: Final = 9
 COMPILED_SEARCH: Final = not __file__.endswith(".py")
 #: Sampled deals a card decision plays out at most, and its budget of simulated card plays (the
 #: deals times the cards left in them, for each candidate still in the running), which usually
-#: ends it first. The compiled build plays them about three times faster and gets six times the
-#: budget: a decision with a choice costs it up to about twice the CPU time (docs/ROBOTS.md).
+#: ends it first. The compiled build plays them about seven times faster and gets six times the
+#: budget (twice that was no stronger in a strong field, for twice the CPU: docs/ROBOTS.md).
 PLAY_WORLDS: Final = 1800 if COMPILED_SEARCH else 300
 PLAY_BUDGET: Final = 216_000 if COMPILED_SEARCH else 36_000
 #: Seconds of the thread's CPU time a card decision may take: the budget usually ends a search
