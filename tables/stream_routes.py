@@ -17,7 +17,8 @@ With ``?page=<id>`` (the id the page gave itself, also sent as the ``X-Page-Id``
 actions), changes made by that page's own actions alone are not sent: the actions' answers
 carried them to the page. The next event is the patch from the state the stream sent last, with
 the log since that state (the page's own entries too: that event may arrive before the answer
-does). A page that lost its action's answer reads the table again.
+does). A page that lost its action's answer sends the action again with the same id (applied
+once, answered again) and, when that answer is lost too, reads the table again.
 
 A comment every ``STREAM_HEARTBEAT`` seconds keeps proxies from closing an idle stream, tells the
 server a closed page is gone, and refreshes the viewer's presence. Waiting for a change holds no
