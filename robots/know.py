@@ -37,6 +37,7 @@ class Knowledge:
     taken: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     mine_played: int = 0              # the cards this seat played this hand
     no_queen: int = 0                 # bit s: seat s discarded something else while Q♠ was out
+    played_by: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # per seat, this hand
 
     @property
     def start_hand(self) -> int:
@@ -69,6 +70,7 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
         legal = mask_of(view.get("legal", []))
     played = 0
     mine_played = 0
+    played_by = [0, 0, 0, 0]
     no_queen = 0
     voids = [0, 0, 0, 0]
     taken = [0, 0, 0, 0]
@@ -83,6 +85,7 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
         queen_out = not played & QS_BIT
         for s, c in cards:
             played |= 1 << c
+            played_by[s] |= 1 << c
             if s == me:
                 mine_played |= 1 << c
             if n < len(winners):
@@ -126,5 +129,6 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
         permitido=opts.get("renege") == "permitido",
         taken=taken,
         mine_played=mine_played,
+        played_by=played_by,
         no_queen=no_queen & ~(1 << me),
     )

@@ -19,7 +19,7 @@ from rules.play import legal_mask
 from rules.tricks import trick_winner
 
 from .know import Knowledge
-from .policy import MOON_WORRY, high, low, moon_threat, play_card
+from .policy import LOW_SPADES, MOON_WORRY, count, high, low, moon_threat, play_card
 
 #: Hearts (held or taken, the A♥ among them) that make a sampled opponent go for the moon.
 OPP_MOON_HEARTS: Final = 6
@@ -42,6 +42,13 @@ PLAY_BUDGET: Final = 216_000 if COMPILED_SEARCH else 36_000
 #: first, and on a slow core this stop keeps every card within 0.2 s (it is looked at after each
 #: deal, a few milliseconds apart).
 PLAY_TIME_LIMIT: Final = 0.2
+#: A passer keeps a Q♠ it was dealt only with four low spades to guard it (the Normal robot's
+#: rule and the common advice). A sampled deal that gives the Q♠ to the seat this one passed to,
+#: with fewer, is dealt again, but for this share of them (a player who keeps it all the same, a
+#: moon pass) ...
+QS_KEPT_UNGUARDED: Final = 0.15
+#: ... and at most this many times.
+GUARD_REDEALS: Final = 8
 _AH_BIT: Final = BIT[INDEX["AH"]]
 _AH_KH: Final = _AH_BIT | BIT[INDEX["KH"]]
 
@@ -82,11 +89,36 @@ class Dealer:
         self.groups: list[list[int]] = [[], [], [], []]
         for c in self.cards:
             self.groups[len(self.elig[c])].append(c)
+        # After the exchange, the seat this one passed to (the Q♠ unseen and not passed to it)
+        # holds the Q♠ only if it was dealt it and kept it, which a passer does with four low
+        # spades (QS_KEPT_UNGUARDED): the exchange brought it only this seat's cards. Its spades
+        # at the exchange: those it holds or played, less those passed to it.
+        self.guard_seat = -1
+        self.guard_out = k.passed
+        self.guard_played = 0
+        if k.pass_to is not None and k.received and QS in self.cards \
+                and k.pass_to in self.elig[QS]:
+            self.guard_seat = k.pass_to
+            self.guard_played = k.played_by[k.pass_to]
 
     def deal(self, rng: random.Random, tries: int = 30) -> list[int]:
-        """One deal: every seat's hand. After ``tries`` failed attempts (a renuncio at a
-        permitido table can fake a void) the voids are ignored and only the numbers of cards
-        are kept."""
+        """One deal: every seat's hand, consistent with the voids shown (``_deal``) and, most of
+        the time, with the exchange (a Q♠ kept is guarded)."""
+        out = self._deal(rng, tries)
+        s = self.guard_seat
+        if s < 0:
+            return out
+        for _ in range(GUARD_REDEALS):
+            if not out[s] >> QS & 1 or rng.random() < QS_KEPT_UNGUARDED:
+                return out
+            if count((out[s] | self.guard_played) & ~self.guard_out & LOW_SPADES) >= 4:
+                return out
+            out = self._deal(rng, tries)
+        return out
+
+    def _deal(self, rng: random.Random, tries: int) -> list[int]:
+        """One deal. After ``tries`` failed attempts (a renuncio at a permitido table can fake a
+        void) the voids are ignored and only the numbers of cards are kept."""
         for attempt in range(tries + 1):
             strict = attempt < tries
             order: list[int] = []

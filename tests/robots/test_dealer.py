@@ -7,6 +7,7 @@ import random
 
 import robots
 from robots.know import knowledge_of
+from robots.policy import LOW_SPADES
 from robots.search import Dealer
 from rules import Game, Options, shuffled_deck, view_for
 from rules.cards import QS_BIT, SUIT_MASK
@@ -85,3 +86,56 @@ def test_cards_nothing_constrains_go_to_each_seat_in_proportion_to_its_cards() -
     total = sum(need.values())
     for s in need:
         assert abs(counts[s] / deals - need[s] / total) < 0.03, (counts, need)
+
+
+def _first_leads_without_my_queen(n: int) -> list[dict[str, object]]:
+    """Views of the first lead after a pass, of a seat that neither holds nor passed the Q♠."""
+    rng = random.Random(11)
+    views: list[dict[str, object]] = []
+    while len(views) < n:
+        g = Game(Options(target=100, renege="impedido"))
+        g.hand_number = len(views) % 3  # a pass to the left, right or across
+        g.apply({"type": "deal", "deck": shuffled_deck(rng)})
+        for s in range(4):
+            g.apply({"type": "confirm_pass", "seat": s,
+                     "cards": robots.decide(view_for(g, s), "normal", rng)["cards"]})
+        seat = g.turn
+        assert seat is not None
+        k = knowledge_of(view_for(g, seat))
+        if not (k.hand | k.passed) & QS_BIT:
+            views.append(view_for(g, seat))
+    return views
+
+
+def test_the_seat_i_passed_to_holds_the_queen_mostly_guarded() -> None:
+    # A passer keeps the Q♠ it was dealt only with four low spades (the Normal rule, and most
+    # players'): in the sampled deals, the seat this one passed to gets the Q♠ about a quarter
+    # as often as its share of the cards, and when it does it holds four low spades far more
+    # often than a deal that knows nothing of the pass would give it (``_deal``).
+    rng = random.Random(5)
+    to_them = unguarded = deals = 0
+    fair_share = 0.0
+    plain_to_them = plain_unguarded = 0
+    for v in _first_leads_without_my_queen(30):
+        k = knowledge_of(v)
+        target = k.pass_to
+        assert target is not None
+        dealer = Dealer(k)
+        need = {s: k.cards_left[s] - k.known[s].bit_count() for s in range(4) if s != k.me}
+        for _ in range(200):
+            hands = dealer.deal(rng)
+            deals += 1
+            fair_share += need[target] / sum(need.values())
+            if hands[target] & QS_BIT:
+                to_them += 1
+                spades = hands[target] & ~k.passed & LOW_SPADES
+                unguarded += spades.bit_count() < 4
+            plain = dealer._deal(rng, 30)
+            if plain[target] & QS_BIT:
+                plain_to_them += 1
+                spades = plain[target] & ~k.passed & LOW_SPADES
+                plain_unguarded += spades.bit_count() < 4
+    assert abs(plain_to_them - fair_share) < 0.1 * fair_share, (plain_to_them, fair_share)
+    assert to_them < 0.4 * fair_share, (to_them, fair_share)
+    guarded, plain_guarded = 1 - unguarded / to_them, 1 - plain_unguarded / plain_to_them
+    assert guarded > 3 * plain_guarded, (guarded, plain_guarded)
