@@ -13,17 +13,24 @@ from rules import Game, Options, shuffled_deck, view_for
 from rules.cards import QS_BIT, SUIT_MASK
 
 
+def _exchanged(rng: random.Random, hand_number: int) -> Game:
+    """A Normal game's hand after the exchange (``hand_number`` % 3: to the left, right or
+    across)."""
+    g = Game(Options(target=100, renege="impedido"))
+    g.hand_number = hand_number % 3
+    g.apply({"type": "deal", "deck": shuffled_deck(rng)})
+    for s in range(4):
+        g.apply({"type": "confirm_pass", "seat": s,
+                 "cards": robots.decide(view_for(g, s), "normal", rng)["cards"]})
+    return g
+
+
 def _views_with_voids(n: int) -> list[dict[str, object]]:
     """Views of Normal games, mid-hand, in which some other seat has shown out of a suit."""
     rng = random.Random(3)
     views: list[dict[str, object]] = []
     while len(views) < n:
-        g = Game(Options(target=100, renege="impedido"))
-        g.hand_number = len(views) % 3  # a pass to the left, right or across
-        g.apply({"type": "deal", "deck": shuffled_deck(rng)})
-        for s in range(4):
-            g.apply({"type": "confirm_pass", "seat": s,
-                     "cards": robots.decide(view_for(g, s), "normal", rng)["cards"]})
+        g = _exchanged(rng, len(views))
         while g.phase == "playing":
             seat = g.turn
             assert seat is not None
@@ -64,11 +71,7 @@ def test_cards_nothing_constrains_go_to_each_seat_in_proportion_to_its_cards() -
     # The first lead after a pass to the left: no seat has shown out, so a card I did not pass
     # goes to a seat as often as that seat's share of the cards I cannot place.
     rng = random.Random(8)
-    g = Game(Options(target=100, renege="impedido"))
-    g.apply({"type": "deal", "deck": shuffled_deck(rng)})
-    for s in range(4):
-        g.apply({"type": "confirm_pass", "seat": s,
-                 "cards": robots.decide(view_for(g, s), "normal", rng)["cards"]})
+    g = _exchanged(rng, 0)
     seat = g.turn
     assert seat is not None
     k = knowledge_of(view_for(g, seat))
@@ -93,12 +96,7 @@ def _first_leads_without_my_queen(n: int) -> list[dict[str, object]]:
     rng = random.Random(11)
     views: list[dict[str, object]] = []
     while len(views) < n:
-        g = Game(Options(target=100, renege="impedido"))
-        g.hand_number = len(views) % 3  # a pass to the left, right or across
-        g.apply({"type": "deal", "deck": shuffled_deck(rng)})
-        for s in range(4):
-            g.apply({"type": "confirm_pass", "seat": s,
-                     "cards": robots.decide(view_for(g, s), "normal", rng)["cards"]})
+        g = _exchanged(rng, len(views))
         seat = g.turn
         assert seat is not None
         k = knowledge_of(view_for(g, seat))
