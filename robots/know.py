@@ -35,14 +35,13 @@ class Knowledge:
     pass_to: int | None = None
     permitido: bool = False
     taken: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    mine_played: int = 0              # the cards this seat played this hand
     no_queen: int = 0                 # bit s: seat s discarded something else while Q♠ was out
     played_by: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # per seat, this hand
 
     @property
     def start_hand(self) -> int:
         """This seat's 13 cards as the play began (after the exchange)."""
-        return self.hand | self.mine_played
+        return self.hand | self.played_by[self.me]
 
     @property
     def led_suit(self) -> int:
@@ -69,7 +68,6 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
     if not legal:
         legal = mask_of(view.get("legal", []))
     played = 0
-    mine_played = 0
     played_by = [0, 0, 0, 0]
     no_queen = 0
     voids = [0, 0, 0, 0]
@@ -86,8 +84,6 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
         for s, c in cards:
             played |= 1 << c
             played_by[s] |= 1 << c
-            if s == me:
-                mine_played |= 1 << c
             if n < len(winners):
                 taken[winners[n]] |= 1 << c
             if c // 13 != led:
@@ -128,7 +124,6 @@ def knowledge_of(view: dict[str, Any]) -> Knowledge:
         pass_to=pass_to if isinstance(pass_to, int) else None,
         permitido=opts.get("renege") == "permitido",
         taken=taken,
-        mine_played=mine_played,
         played_by=played_by,
         no_queen=no_queen & ~(1 << me),
     )

@@ -111,9 +111,8 @@ def test_the_seat_i_passed_to_holds_the_queen_mostly_guarded() -> None:
     # as often as its share of the cards, and when it does it holds four low spades far more
     # often than a deal that knows nothing of the pass would give it (``_deal``).
     rng = random.Random(5)
-    to_them = unguarded = deals = 0
     fair_share = 0.0
-    plain_to_them = plain_unguarded = 0
+    sampled = {"deal": [0, 0], "_deal": [0, 0]}  # deals giving them the Q♠, and of those guarded
     for v in _first_leads_without_my_queen(30):
         k = knowledge_of(v)
         target = k.pass_to
@@ -121,19 +120,13 @@ def test_the_seat_i_passed_to_holds_the_queen_mostly_guarded() -> None:
         dealer = Dealer(k)
         need = {s: k.cards_left[s] - k.known[s].bit_count() for s in range(4) if s != k.me}
         for _ in range(200):
-            hands = dealer.deal(rng)
-            deals += 1
             fair_share += need[target] / sum(need.values())
-            if hands[target] & QS_BIT:
-                to_them += 1
-                spades = hands[target] & ~k.passed & LOW_SPADES
-                unguarded += spades.bit_count() < 4
-            plain = dealer._deal(rng, 30)
-            if plain[target] & QS_BIT:
-                plain_to_them += 1
-                spades = plain[target] & ~k.passed & LOW_SPADES
-                plain_unguarded += spades.bit_count() < 4
+            for way, hands in (("deal", dealer.deal(rng)), ("_deal", dealer._deal(rng, 30))):
+                if hands[target] & QS_BIT:
+                    sampled[way][0] += 1
+                    sampled[way][1] += (hands[target] & ~k.passed & LOW_SPADES).bit_count() >= 4
+    to_them, plain_to_them = sampled["deal"][0], sampled["_deal"][0]
     assert abs(plain_to_them - fair_share) < 0.1 * fair_share, (plain_to_them, fair_share)
     assert to_them < 0.4 * fair_share, (to_them, fair_share)
-    guarded, plain_guarded = 1 - unguarded / to_them, 1 - plain_unguarded / plain_to_them
+    guarded, plain_guarded = sampled["deal"][1] / to_them, sampled["_deal"][1] / plain_to_them
     assert guarded > 3 * plain_guarded, (guarded, plain_guarded)
