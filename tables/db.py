@@ -1,7 +1,9 @@
 """The database handle, SQLite set-up, and the one locked transaction every action runs in.
 
 SQLite: WAL, a busy timeout, and ``BEGIN IMMEDIATE`` for action transactions (so two writers
-queue on the database lock instead of failing when a deferred read transaction tries to upgrade).
+queue on the database lock instead of failing when a deferred read transaction tries to upgrade);
+in a gevent web worker, the writers that queue for the worker's turn share one transaction and one
+COMMIT (group commit: ``_Batch``).
 PostgreSQL: ``SELECT ... FOR UPDATE`` on the table row.
 """
 
@@ -12,14 +14,17 @@ import fcntl
 import os
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from flask import Flask, current_app
 from flask_sqlalchemy import SQLAlchemy
+from flask_sqlalchemy.session import Session as FlaskSession
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import DeclarativeBase
 
 
@@ -27,7 +32,18 @@ class Base(DeclarativeBase):
     pass
 
 
-db = SQLAlchemy(model_class=Base)
+class _Session(FlaskSession):
+    """Flask-SQLAlchemy's session, which picks the engine by the model's bind key, except while it
+    is bound to a connection: a writer of a batch (:func:`_batched_write`) runs on the batch's."""
+
+    def get_bind(self, mapper: Any = None, clause: Any = None, bind: Any = None,
+                 **kwargs: Any) -> Any:
+        if bind is None and isinstance(self.bind, Connection):
+            return self.bind
+        return super().get_bind(mapper=mapper, clause=clause, bind=bind, **kwargs)
+
+
+db = SQLAlchemy(model_class=Base, session_options={"class_": _Session})
 
 _IMMEDIATE: contextvars.ContextVar[bool] = contextvars.ContextVar("immediate", default=False)
 #: SQLite has one writer at a time. The threads of one process queue for it here, woken as soon
@@ -250,10 +266,19 @@ def reading() -> Iterator[Any]:
 @contextmanager
 def write_transaction() -> Iterator[None]:
     """A write transaction that takes SQLite's write lock at BEGIN, so it waits its turn (busy
-    timeout) instead of failing when a read snapshot would have to be upgraded. Commits on exit."""
+    timeout) instead of failing when a read snapshot would have to be upgraded. Commits on exit:
+    the block returns once its writes are durable. On SQLite in a gevent web worker the writes of
+    the worker's writers that queue together share one COMMIT (:class:`_Batch`)."""
+    if getattr(_batch_state, "member", False):
+        yield  # a write inside a batched write: part of it
+        return
     db.session.rollback()
     token = _IMMEDIATE.set(True)
     try:
+        if on_event_loop() and is_sqlite():
+            with _batched_write():
+                yield
+            return
         with _writer_turn():
             try:
                 yield
@@ -263,3 +288,153 @@ def write_transaction() -> Iterator[None]:
                 raise
     finally:
         _IMMEDIATE.reset(token)
+
+
+# -------------------------------------------------------------------- group commit (SQLite, gevent)
+
+#: A batch is committed when no other writer of the worker waits for its turn, or once it holds
+#: this many writes or has been open this long: its first writer waits for every later one's work.
+BATCH_MAX_WRITES = 32
+BATCH_MAX_SECONDS = 0.025
+#: A writer whose batch is left open without a writer holding the turn (one that queued was
+#: killed before its turn) commits it itself after waiting this long.
+_BATCH_ORPHAN_SECONDS = 0.05
+
+_batch_state = threading.local()  # greenlet-local in a gevent worker: ``member`` inside a batch
+
+
+class _Batch:
+    """One write transaction of a gevent worker's SQLite connection, shared by the writers that
+    queue for the worker's turn while it is open, each in a savepoint of its own. A worker's
+    writers run one after another anyway (SQLite has one writer); sharing the transaction, a queue
+    of writers pays once for what each write paid alone: the wait for the other processes' writes
+    (the file lock), the COMMIT's sync, and the event loop's round to the thread that did them. A
+    writer's block returns only after the batch's COMMIT (its writes are durable); a writer whose
+    block fails undoes its savepoint only, and the others' writes stand. If the COMMIT fails,
+    every writer of the batch gets the error (nothing of the batch was written)."""
+
+    def __init__(self, conn: Connection, fd: int | None) -> None:
+        self.conn = conn
+        self.fd = fd
+        self.opened = time.monotonic()
+        self.writes = 0
+        self.done = threading.Event()  # gevent's Event once patched
+        self.error: BaseException | None = None
+
+    def full(self) -> bool:
+        return (self.writes >= BATCH_MAX_WRITES
+                or time.monotonic() - self.opened >= BATCH_MAX_SECONDS)
+
+    def commit(self) -> None:
+        """COMMIT (through the dialect's ``do_commit``: the sync in gevent's thread pool, which lets
+        go of the file lock), then wake every writer of the batch. Called holding the turn; never
+        raises: a failed COMMIT is kept in ``error`` for the batch's writers."""
+        global _open_batch
+        _open_batch = None
+        try:
+            _flock_state.held = self.fd
+            try:
+                self.conn.commit()
+            finally:
+                if self.fd is not None and getattr(_flock_state, "held", None) == self.fd:
+                    fcntl.flock(self.fd, fcntl.LOCK_UN)  # the commit failed before letting go
+                _flock_state.held = None
+        except BaseException as err:
+            self.error = err
+            try:
+                self.conn.rollback()
+            except Exception:
+                pass
+        finally:
+            try:
+                self.conn.close()
+            except Exception:
+                pass
+            self.done.set()
+
+
+_open_batch: _Batch | None = None
+_writers_waiting = 0
+
+
+def _open() -> _Batch:
+    fd = _lock_fd(db.engine)
+    if fd is not None:
+        _flock_exclusive(fd)
+    try:
+        conn = db.engine.connect()
+        try:
+            conn.begin()  # BEGIN IMMEDIATE: the _IMMEDIATE flag is set
+        except BaseException:
+            conn.close()
+            raise
+    except BaseException:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        raise
+    return _Batch(conn, fd)
+
+
+@contextmanager
+def _batched_write() -> Iterator[None]:
+    """One writer of a gevent worker on SQLite: its turn, its savepoint in the open batch (or a
+    new one), then the turn handed on and the wait for the batch's COMMIT."""
+    global _open_batch, _writers_waiting
+    _writers_waiting += 1
+    try:
+        _sqlite_writer.acquire()
+    finally:
+        _writers_waiting -= 1
+    try:
+        batch = _open_batch
+        if batch is None:
+            batch = _open_batch = _open()
+    except BaseException:
+        _sqlite_writer.release()
+        raise
+    # The request's own session (its objects stay its own), bound to the batch's connection for
+    # the block: its transaction is a savepoint there.
+    session = db.session()
+    bind, mode = session.bind, session.join_transaction_mode
+    session.bind, session.join_transaction_mode = batch.conn, "create_savepoint"
+    _batch_state.member = True
+    written = False
+    try:
+        yield
+        session.commit()  # releases the savepoint; the batch commits it with the others
+        written = True
+    finally:
+        try:
+            if not written:
+                session.rollback()  # this writer's savepoint only
+        finally:
+            _batch_state.member = False
+            # Reads after the block (expired attributes, the answer) take the pool's connections.
+            session.bind, session.join_transaction_mode = bind, mode
+            _hand_on(batch)
+    _wait_for(batch)
+
+
+def _hand_on(batch: _Batch) -> None:
+    """A writer is done with the batch: commit it if no other writer of the worker waits for the
+    turn (or the batch is full), else hand the turn to the next one. Never raises."""
+    batch.writes += 1
+    try:
+        if _writers_waiting == 0 or batch.full():
+            batch.commit()
+    finally:
+        _sqlite_writer.release()
+
+
+def _wait_for(batch: _Batch) -> None:
+    """Return once the batch is committed; raise if its COMMIT failed. A batch left open with no
+    writer at the turn (the one that queued behind was killed before its turn) is committed here."""
+    while not batch.done.wait(_BATCH_ORPHAN_SECONDS):
+        if _open_batch is batch and _sqlite_writer.acquire(blocking=False):
+            try:
+                if _open_batch is batch:
+                    batch.commit()
+            finally:
+                _sqlite_writer.release()
+    if batch.error is not None:
+        raise sa_exc.OperationalError("COMMIT", None, batch.error) from batch.error
