@@ -53,7 +53,7 @@ from .seating import (
     seat_of_device,
 )
 from .state import read_state, state_and_log
-from .tokens import new_table_id, request_digest, seat_token_matches
+from .tokens import is_action_id, new_table_id, request_digest, seat_token_matches
 
 # -------------------------------------------------------------------- creating a table
 
@@ -64,7 +64,7 @@ def created_by(body: Mapping[str, Any], device_id: int | None) -> str | None:
     An action id belongs to the device that first sent it, with that body: the same browser
     repeating the same request gets its table again; anyone else is refused (409)."""
     action_id = body.get("action_id")
-    if not isinstance(action_id, str) or len(action_id) < PROOF_ID_LEN:
+    if not is_action_id(action_id) or len(action_id) < PROOF_ID_LEN:
         return None
     table_id = new_table_id(action_id)
     first = db.session.execute(
@@ -105,7 +105,7 @@ def create_table(device: Callable[[], int], body: Mapping[str, Any]) -> str:
     if len(table_name) > TABLE_NAME_MAX:
         table_name = table_name[:TABLE_NAME_MAX]
     action_id = body.get("action_id")
-    action_id = action_id if isinstance(action_id, str) and len(action_id) <= 64 else None
+    action_id = action_id if is_action_id(action_id) else None
     with write_transaction():
         device_id = device()
         table = Table(
@@ -164,7 +164,7 @@ def perform(
     if kind not in ACTION_TYPES:
         raise errors.BAD_ACTION.error()
     action_id = body.get("action_id")
-    if action_id is not None and (not isinstance(action_id, str) or not 1 <= len(action_id) <= 64):
+    if action_id is not None and not is_action_id(action_id):
         raise errors.BAD_ACTION_ID.error()
     version = body.get("version")
     if version is not None and (isinstance(version, bool) or not isinstance(version, int)

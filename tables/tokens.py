@@ -13,7 +13,7 @@ import hmac
 import json
 import secrets
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from flask import current_app
 
@@ -46,6 +46,13 @@ def seat_token_matches(table_id: str, seat: int, gen: int, token: str) -> bool:
     return hmac.compare_digest(seat_token(table_id, seat, gen), token)
 
 
+def is_action_id(value: object) -> TypeGuard[str]:
+    """A client's action id: 1 to 64 printable characters (a page sends a UUID). No control
+    character, NUL or lone surrogate: PostgreSQL's text refuses NUL and UTF-8 cannot carry a
+    surrogate, so such an id would fail the write instead of being refused."""
+    return isinstance(value, str) and 1 <= len(value) <= 64 and value.isprintable()
+
+
 def new_table_id(action_id: str | None = None) -> str:
     """144 random bits; or, for a creation with a client action id of 16+ characters, a keyed
     hash of it (as unguessable, and a retried creation finds the table it made)."""
@@ -63,4 +70,4 @@ def push_topic(table_id: str, seat: int) -> str:
 def request_digest(body: Mapping[str, Any]) -> str:
     """The SHA-256 of a request body in a canonical form (key order and spacing do not count)."""
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()  # any text digests

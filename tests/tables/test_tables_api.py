@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from typing import Any
@@ -262,6 +263,20 @@ def test_game_errors_change_nothing(app):
     error(ana.act(tid, "rematch", expect=None), 409, "not_finished")
     error(ana.act(tid, "nonsense", expect=None), 400, "bad_action")
     error(ana.act(tid, "chat", expect=None, text="hola", action_id=5), 400, "bad_action_id")
+    # a NUL (PostgreSQL's text refuses it), an unassigned character, a tab: refused, not a failed
+    # write (a lone surrogate is no JSON: bad_json)
+    def raw(url: str, body: dict[str, Any]) -> Any:  # escaped as a page's JSON would be
+        return ana.client.post(url, data=json.dumps(body), content_type="application/json",
+                               headers={"X-CSRFToken": ana.csrf})
+
+    for odd in ("a\x00b", "\udadd\ude48x", "tab\there"):
+        error(raw(f"/api/tables/{tid}/actions", {"type": "chat", "text": "hola", "action_id": odd}),
+              400, "bad_action_id")
+    # a creation names its table by its id: such an id is not one (the table is made all the same)
+    for odd in ("\x00" * 20, "\udadd\ude48" * 10):
+        made = raw("/api/tables", {"host_name": "Ana", "target": 50, "renege": "impedido",
+                                   "deck": "reino", "robot_level": "normal", "action_id": odd})
+        assert made.status_code == 201, (odd, made.get_json())
     error(ana.act(tid, "play", expect=None, card=hand[0], version="x"), 400, "bad_version")
     spectator = Player(app)
     body = error(spectator.act(tid, "confirm_pass", expect=None, cards=hand[:3]), 403,
