@@ -261,18 +261,28 @@ def wait_for_version(
     ``known``: the version the caller just read. A notice (a commit in this process, or Redis)
     names a committed version, so it is returned without reading the database again; the database
     is re-read every ``recheck`` seconds, the floor when notices are lost (every
-    ``redis_recheck`` s at the least while Redis stays subscribed)."""
+    ``redis_recheck`` s at the least while Redis stays subscribed), and once more at the time-out
+    unless Redis stayed subscribed and the version was read or known less than ``redis_recheck``
+    s before (a stream, whose own floor reads every ``STREAM_RECHECK``, reads nothing at a ping)."""
     deadline = time.monotonic() + timeout
-    version = known
+    version = last = known
+    read_at = time.monotonic()
     with _cond:
         epoch = _epoch if _listening else None
     while True:
         with _cond:
             noted = _seen.get(table_id, 0)  # before the read: a later notice wakes us at once
+            subscribed = epoch is not None and _listening and _epoch == epoch
         if noted > since:
             return noted
         if version is None:
-            version = read_version()
+            if (last is not None and subscribed and time.monotonic() >= deadline
+                    and time.monotonic() - read_at < redis_recheck):
+                # The time-out within the floor's interval, Redis subscribed all along: no notice
+                # was lost, so the version is the one known (a stream's pings read nothing).
+                return last
+            version = last = read_version()
+            read_at = time.monotonic()
         if version > since:
             return version
         remaining = deadline - time.monotonic()

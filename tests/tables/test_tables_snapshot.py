@@ -186,6 +186,17 @@ def test_a_long_poll_rereads_the_version_rarely_while_redis_delivers_every_notic
         assert live.wait_for_version("t-redis", 5, 1.0, 0.1, read_version, known=5) == 5
         with_redis = len(reads)
         reads.clear()
+        # a stream's ping (its own floor reads every STREAM_RECHECK): the time-out reads nothing
+        live._set_listening(True)
+        assert live.wait_for_version("t-ping", 5, 1.0, 0.1, read_version, known=5,
+                                     redis_recheck=60.0) == 5
+        ping = len(reads)
+        # past the floor's interval, the time-out looks once
+        live._set_listening(True)
+        assert live.wait_for_version("t-late", 5, 1.0, 0.1, read_version, known=5,
+                                     redis_recheck=0.5) == 5
+        late = len(reads) - ping
+        reads.clear()
         live._set_listening(True)
         threading.Timer(0.3, live._set_listening, args=(True,)).start()  # a reconnect
         assert live.wait_for_version("t-again", 5, 1.0, 0.1, read_version, known=5) == 5
@@ -203,7 +214,9 @@ def test_a_long_poll_rereads_the_version_rarely_while_redis_delivers_every_notic
     finally:
         live._epoch, live._listening = saved
     assert without >= 6, without  # ~every 0.1 s for 1 s
-    assert with_redis <= 2, with_redis  # only the last look at the time-out
+    assert with_redis == 0, with_redis  # a time-out sooner than REDIS_RECHECK: no look
+    assert ping == 0, ping
+    assert 1 <= late <= 3, late  # at 0.5 s and at the time-out
     # the floor again once the subscription changed (and no spinning on the database)
     assert 4 <= after_reconnect <= 12, after_reconnect
 
