@@ -91,3 +91,7 @@ STATELESS_LOG = frozenset({"chat", "taunt", "set_deck", "deal_commit", "seat_com
 SOCIAL_LOG = ("chat", "taunt")
 #: Actions that keep something for a device that has none yet (a seat, a deck choice).
 DEVICE_MAKING_TYPES = frozenset({"sit", "set_deck"})
+
+#: An action id's form (``tokens.is_action_id``), as the OpenAPI document states it: visible
+#: ASCII characters (1 to 64 of them).
+ACTION_ID_PATTERN = "^[!-~]+$"

@@ -13,6 +13,7 @@ from typing import Any
 
 from .clock import PACES
 from .kinds import (
+    ACTION_ID_PATTERN,
     ACTION_TYPES,
     CHAT_MAX,
     DECKS,
@@ -99,8 +100,10 @@ PASS_CARDS = {"type": "array", "minItems": 3, "maxItems": 3,
 #: Every action carries these (the server checks them before the type's own fields).
 ACTION_COMMON: dict[str, Any] = {
     "action_id": {"type": "string", "minLength": 1, "maxLength": 64, "nullable": True,
-                  "description": "makes a retry harmless; another device or body with the "
-                                 "same id: 409 action_id_reused"},
+                  "pattern": ACTION_ID_PATTERN,
+                  "description": "visible ASCII characters (a UUID); makes a retry harmless; "
+                                 "another device or body with the same id: 409 "
+                                 "action_id_reused"},
     "version": {"type": "integer", "format": "int32", "nullable": True,
                 "minimum": 0, "maximum": VERSION_MAX,
                 "description": "the table version the decision was made on (409 stale)"},
@@ -288,9 +291,9 @@ def _core_document() -> dict[str, Any]:
             "Error": ERROR_SCHEMA,
             "NewTable": {"type": "object", "required": ["host_name"], "properties": {
                 "host_name": NAME,
-                "action_id": {"description": "a string of 16-64 characters makes a retried "
-                                             "creation answer the table it made; any other "
-                                             "value is ignored"},
+                "action_id": {"description": "a string of 16-64 visible ASCII characters "
+                                             "makes a retried creation answer the table it "
+                                             "made; any other value is ignored"},
                 "name": {"type": "string", "maxLength": TABLE_NAME_MAX, "nullable": True,
                          "pattern": r"^$|\S",
                          "description": "the table's name (1-60 characters, the rules of a "

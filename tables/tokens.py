@@ -47,10 +47,11 @@ def seat_token_matches(table_id: str, seat: int, gen: int, token: str) -> bool:
 
 
 def is_action_id(value: object) -> TypeGuard[str]:
-    """A client's action id: 1 to 64 printable characters (a page sends a UUID). No control
-    character, NUL or lone surrogate: PostgreSQL's text refuses NUL and UTF-8 cannot carry a
-    surrogate, so such an id would fail the write instead of being refused."""
-    return isinstance(value, str) and 1 <= len(value) <= 64 and value.isprintable()
+    """A client's action id: 1 to 64 visible ASCII characters (``kinds.ACTION_ID_PATTERN``; a page
+    sends a UUID). No space, control character or NUL (PostgreSQL's text refuses NUL, so such an id
+    would fail the write instead of being refused)."""
+    return (isinstance(value, str) and 1 <= len(value) <= 64
+            and all("!" <= ch <= "~" for ch in value))
 
 
 def new_table_id(action_id: str | None = None) -> str:

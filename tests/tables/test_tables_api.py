@@ -263,13 +263,13 @@ def test_game_errors_change_nothing(app):
     error(ana.act(tid, "rematch", expect=None), 409, "not_finished")
     error(ana.act(tid, "nonsense", expect=None), 400, "bad_action")
     error(ana.act(tid, "chat", expect=None, text="hola", action_id=5), 400, "bad_action_id")
-    # a NUL (PostgreSQL's text refuses it), an unassigned character, a tab: refused, not a failed
-    # write (a lone surrogate is no JSON: bad_json)
+    # an id is visible ASCII (a page sends a UUID): a NUL (PostgreSQL's text refuses it), a tab,
+    # a letter beyond ASCII are refused, not a failed write (a lone surrogate is no JSON: bad_json)
     def raw(url: str, body: dict[str, Any]) -> Any:  # escaped as a page's JSON would be
         return ana.client.post(url, data=json.dumps(body), content_type="application/json",
                                headers={"X-CSRFToken": ana.csrf})
 
-    for odd in ("a\x00b", "\udadd\ude48x", "tab\there"):
+    for odd in ("a\x00b", "\udadd\ude48x", "tab\there", "ñandú-1", "a b"):
         error(raw(f"/api/tables/{tid}/actions", {"type": "chat", "text": "hola", "action_id": odd}),
               400, "bad_action_id")
     # a creation names its table by its id: such an id is not one (the table is made all the same)
