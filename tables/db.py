@@ -334,6 +334,11 @@ class _Batch:
         try:
             _flock_state.held = self.fd
             try:
+                if not self.conn.connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
+                    # SQLite rolls a transaction back by itself on some errors (a full disk, an
+                    # I/O error): the savepoints released in it are gone, and a COMMIT would not
+                    # say so.
+                    raise RuntimeError("the batch's transaction was rolled back before its COMMIT")
                 self.conn.commit()
             finally:
                 if self.fd is not None and getattr(_flock_state, "held", None) == self.fd:

@@ -5,7 +5,8 @@ A process patched as a gevent worker is, with ten greenlets writing at once: eac
 then yields, so the others queue behind it. What must hold: one COMMIT for the ten, every block
 returning only once its row is durable (another connection reads it), a block that fails taking
 only its own row back, a COMMIT that fails failing every writer of its batch with nothing written,
-and a batch left open with nobody at the turn committed by a writer waiting for it."""
+a transaction SQLite rolled back under the batch failing the writers before it too, and a batch
+left open with nobody at the turn committed by a writer waiting for it."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def durable(n):
         other.close()
 
 
-def round_of(writers, fail=(), dangling=()):
+def round_of(writers, fail=(), dangling=(), lose=()):
     commits.clear()
     seen = {}
 
@@ -62,6 +63,8 @@ def round_of(writers, fail=(), dangling=()):
                     db.session.execute(text("INSERT INTO scratch (n, p) VALUES (:n, :p)"),
                                        {"n": n, "p": 999 if n in dangling else None})
                     gevent.sleep(0)  # the other writers queue for the turn meanwhile
+                    if n in lose:  # as SQLite does on a full disk: the transaction is gone
+                        db.session.connection().exec_driver_sql("ROLLBACK")
                     if n in fail:
                         raise ValueError(n)
             except ValueError:
@@ -81,6 +84,7 @@ out = {
     "queue": round_of(range(1, 11)),
     "one_fails": round_of(range(11, 21), fail={15}),
     "commit_fails": round_of(range(21, 26), dangling={23}),
+    "rolled_back": round_of(range(31, 34), lose={33}, fail={33}),
 }
 
 # The request's objects loaded before its block are changed inside it and read after it.
@@ -157,6 +161,14 @@ def test_queued_writers_share_one_commit_and_return_once_durable(own_database: s
     commit_fails = result["commit_fails"]
     assert commit_fails["seen"] == {str(n): "OperationalError" for n in range(21, 26)}
     assert commit_fails["rows"] == [0] * 5
+
+    # the transaction rolled back under the batch by a later writer's error: the writers before
+    # it hear it too (their savepoints went with it), none is told its row is durable
+    rolled_back = result["rolled_back"]
+    assert rolled_back["rows"] == [0, 0, 0]
+    seen = rolled_back["seen"]
+    assert isinstance(seen, dict) and seen["31"] == seen["32"] == "OperationalError", seen
+    assert seen["33"] in ("failed", "OperationalError"), seen
 
     # each request's object was written through the batch and read back after its block; the
     # second writer's name was the last one written
