@@ -71,4 +71,4 @@ def push_topic(table_id: str, seat: int) -> str:
 def request_digest(body: Mapping[str, Any]) -> str:
     """The SHA-256 of a request body in a canonical form (key order and spacing do not count)."""
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()  # any text digests
+    return hashlib.sha256(text.encode()).hexdigest()
