@@ -1,5 +1,5 @@
-"""JSON in and out of the service through orjson: the answers, the streams' events and the
-changes passed between processes.
+"""JSON in and out of the service through orjson: the answers, the streams' events, the changes
+passed between processes and the database's JSON columns (tables/db.py's engine options).
 
 Every action is serialized several times (its answer, each open page's event, the change that
 rides with its notice to the other processes) and read again in each of them; the standard
