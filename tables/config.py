@@ -42,8 +42,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("POLL_TIMEOUT", float, 25.0, "seconds a long-poll waits"),
     Setting("POLL_RECHECK", float, 0.5, "seconds between version re-reads without Redis"),
     Setting("STREAM_HEARTBEAT", float, 25.0, "seconds between a stream's keep-alive comments"),
-    Setting("STREAM_RECHECK", float, 60.0, "seconds between a stream's version re-reads from "
-            "the database while Redis carries the notices (the floor for a lost publish)"),
+    Setting("STREAM_RECHECK", float, 15.0, "seconds between a web process's reads of the versions "
+            "of every table its streams follow, in one query, while Redis carries the notices "
+            "(the floor for a lost publish)"),
     Setting("STREAM_MAX", float, 600.0, "seconds a stream stays open before the page reconnects"),
     # -- robots and timed work
     Setting("ROBOT_WORKER", str, "thread", "thread: robots play in this process; off: elsewhere"),

@@ -11,14 +11,15 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import redis
 from flask import Flask
 from sqlalchemy import select
 
-from .db import reading
+from .db import db, reading
 from .hooks import Commit
 from .identity import forget_hash, notices_changed
 from .models import Table
@@ -219,6 +220,94 @@ def read_version(table_id: str) -> int | None:
     return None if v is None else int(v)
 
 
+def read_versions(table_ids: list[str]) -> dict[str, int]:
+    """The committed versions of these tables (those that exist), ``SWEEP_CHUNK`` a query."""
+    t = Table.__table__
+    out: dict[str, int] = {}
+    with reading() as conn:
+        for i in range(0, len(table_ids), SWEEP_CHUNK):
+            chunk = table_ids[i:i + SWEEP_CHUNK]
+            rows = conn.execute(select(t.c.id, t.c.version).where(t.c.id.in_(chunk)))
+            out.update((str(tid), int(v)) for tid, v in rows)
+    return out
+
+
+def _noted_read(table_id: str, version: int, epoch: int | None) -> None:
+    """A version read from the database, noted like a notice: a version newer than the notices
+    told wakes the table's pages (its notice was lost on its way); read while Redis stayed
+    subscribed (``epoch``, taken before the read), it is known (see :func:`known_version`)."""
+    with _cond:
+        seen = _seen.get(table_id, 0)
+        valid = epoch is not None and _listening and _epoch == epoch
+        if version < seen or (version == seen and not valid):
+            return
+        if len(_seen) > 10000:
+            _seen.clear()
+            _seen_epoch.clear()
+        _seen[table_id] = version
+        _seen_epoch[table_id] = epoch if valid and epoch is not None else -1
+        cond = _conds.get(table_id)
+        if version > seen and cond is not None:
+            cond.notify_all()
+
+
+#: The tables this process's streams follow, per database (``str`` of its URL): table -> open
+#: streams. While Redis stays subscribed every commit of any process comes as a notice; the floor
+#: for a notice lost on its way is one read of all their versions now and then (:func:`sweep`),
+#: not one read per stream (5,000 open pages read 83 times a second with a floor each).
+_watched: dict[str, dict[str, int]] = {}
+_next_sweep: dict[str, float] = {}
+_watch_lock = threading.Lock()
+SWEEP_CHUNK = 500
+
+
+def _database() -> str:
+    return str(db.engine.url)
+
+
+@contextmanager
+def watching(table_id: str) -> Iterator[None]:
+    """A stream follows the table for the length of the block (the app's context is active)."""
+    key = _database()
+    with _watch_lock:
+        tables = _watched.setdefault(key, {})
+        tables[table_id] = tables.get(table_id, 0) + 1
+    try:
+        yield
+    finally:
+        with _watch_lock:
+            tables = _watched.get(key, {})
+            left = tables.pop(table_id, 1) - 1
+            if left > 0:
+                tables[table_id] = left
+            elif not tables:
+                _watched.pop(key, None)
+                _next_sweep.pop(key, None)
+
+
+def sweep(every: float) -> int:
+    """When ``every`` s have passed since the last sweep of this database in this process, read
+    the versions of every table its streams follow (one query per ``SWEEP_CHUNK``) and note them
+    as notices (:func:`_noted_read`): a change whose notice was lost wakes its pages. Any stream
+    calls it each time it wakes; one of them reads for all. Returns the tables read (0: not due).
+    A failed read raises (the next sweep is due ``every`` s later)."""
+    key = _database()
+    now = time.monotonic()
+    with _watch_lock:
+        due = _next_sweep.setdefault(key, now + every)
+        if now < due:
+            return 0
+        _next_sweep[key] = now + every
+        ids = list(_watched.get(key, ()))
+    if not ids:
+        return 0
+    with _cond:
+        epoch = _epoch if _listening else None
+    for table_id, version in read_versions(ids).items():
+        _noted_read(table_id, version, epoch)
+    return len(ids)
+
+
 def current_version(table_id: str) -> int | None:
     """The table's committed version: from the notices when they can tell (no query), else from
     the database (None: no such table). A version read while Redis stayed subscribed is noted as
@@ -230,11 +319,8 @@ def current_version(table_id: str) -> int | None:
     with _cond:
         epoch = _epoch if _listening else None
     version = read_version(table_id)
-    if version is not None and epoch is not None:
-        with _cond:
-            if _listening and _epoch == epoch and version >= _seen.get(table_id, 0):
-                _seen[table_id] = version
-                _seen_epoch[table_id] = epoch
+    if version is not None:
+        _noted_read(table_id, version, epoch)
     return version
 
 
@@ -263,7 +349,8 @@ def wait_for_version(
     is re-read every ``recheck`` seconds, the floor when notices are lost (every
     ``redis_recheck`` s at the least while Redis stays subscribed), and once more at the time-out
     unless Redis stayed subscribed and the version was read or known less than ``redis_recheck``
-    s before (a stream, whose own floor reads every ``STREAM_RECHECK``, reads nothing at a ping)."""
+    s before (a stream, whose floor is its process's :func:`sweep`, passes ``math.inf``: it reads
+    nothing at a ping)."""
     deadline = time.monotonic() + timeout
     version = last = known
     read_at = time.monotonic()
@@ -313,29 +400,58 @@ def wait_for_version(
         version = None
 
 
+#: Presence renewals waiting to reach Redis: table -> who -> when. Somebody new is written at
+#: once (other processes count them within their ``PRESENT_TTL``); a page still there renews its
+#: entry every ``STREAM_HEARTBEAT`` or so, and those renewals go in one pipeline a process every
+#: ``PRESENCE_FLUSH`` s (one per stream's ping was 200 round trips a second at 5,000 open pages).
+#: A renewal waits at most until the next touch of the process after that: well within the window.
+_presence_due: dict[str, dict[str, float]] = {}
+_presence_flushed = 0.0
+PRESENCE_FLUSH = 5.0
+
+
 def touch(table_id: str, who: str) -> None:
     """Note that ``who`` ("dev:<id>" or "ip:<address>") is looking at the table now."""
+    global _presence_flushed
     now = time.time()
     with _presence_lock:
         seen = _presence.setdefault(table_id, {})
         last = seen.get(who, 0.0)
         seen[who] = now
-        if now - last > PRESENCE_WINDOW:  # somebody new (or back): count them at once
+        new = now - last > PRESENCE_WINDOW
+        if new:  # somebody new (or back): count them at once
             _present_cache.pop(table_id, None)
         if len(seen) > 500:
             for k, t in list(seen.items()):
                 if now - t > PRESENCE_WINDOW:
                     del seen[k]
-    if _redis is not None and now - last > PRESENCE_WINDOW / 6:
-        key = f"corazones:presence:{table_id}"
-        try:
-            pipe = _redis.pipeline()
-            pipe.zadd(key, {who: now})
+        if _redis is None:
+            return
+        batch: dict[str, dict[str, float]] = {}
+        if new:
+            batch[table_id] = {who: now}
+        elif now - last > PRESENCE_WINDOW / 6:
+            _presence_due.setdefault(table_id, {})[who] = now
+        if _presence_due and now - _presence_flushed >= PRESENCE_FLUSH:
+            for tid, renewed in _presence_due.items():
+                batch.setdefault(tid, {}).update(renewed)
+            _presence_due.clear()
+            _presence_flushed = now
+    if batch:
+        _write_presence(batch, now)
+
+
+def _write_presence(batch: dict[str, dict[str, float]], now: float) -> None:
+    try:
+        pipe = _redis.pipeline(transaction=False)
+        for table_id, who in batch.items():
+            key = f"corazones:presence:{table_id}"
+            pipe.zadd(key, who)
             pipe.zremrangebyscore(key, 0, now - PRESENCE_WINDOW)
             pipe.expire(key, int(PRESENCE_WINDOW * 2))
-            pipe.execute()
-        except Exception:
-            pass
+        pipe.execute()
+    except Exception:  # Redis down: this process still counts its own viewers
+        pass
 
 
 #: present() answers from here for ``PRESENT_TTL`` s: after each change every page of the table

@@ -23,15 +23,16 @@ once, answered again) and, when that answer is lost too, reads the table again.
 A comment every ``STREAM_HEARTBEAT`` seconds keeps proxies from closing an idle stream, tells the
 server a closed page is gone, and refreshes the viewer's presence. Waiting for a change holds no
 database connection and reads nothing: the stream waits on the process's notices (tables/live.py,
-Redis across processes), which name each committed version; while Redis stays subscribed the
-database is read again only every ``STREAM_RECHECK`` seconds, the floor for a notice lost on its
-way (without Redis, every ``POLL_RECHECK``). The long-poll (``/poll``) stays for browsers and
-proxies that drop streams.
+Redis across processes), which name each committed version. While Redis stays subscribed the floor
+for a notice lost on its way is one query a process every ``STREAM_RECHECK`` seconds, reading the
+versions of every table its streams follow (``live.sweep``); without Redis each stream reads its
+table's version every ``POLL_RECHECK``. The long-poll (``/poll``) stays for browsers and proxies
+that drop streams.
 """
 
 from __future__ import annotations
 
-import random
+import math
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -103,7 +104,7 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
     floor = float(cfg["STREAM_RECHECK"])
     lifetime = float(cfg["STREAM_MAX"])
 
-    def events() -> Iterator[str]:
+    def follow() -> Iterator[str]:
         version = known
         seen = since  # the version the page has (from this stream, or its own actions' answers)
         logged = since  # the version this stream's last event brought: its next log starts there
@@ -113,9 +114,6 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
         yield f"retry: {RECONNECT_MS}\nevent: hello\ndata: {version}\n\n"
         live.touch(table_id, who)
         end = time.monotonic() + lifetime
-        # The floors of pages opened together are spread out: 5,000 pages opened in the same
-        # seconds would otherwise all read the database in the same seconds, a floor later.
-        next_read = time.monotonic() + floor * random.uniform(0.5, 1.0)
         while True:
             if mine is not None and version > seen and live.made_by(table_id, seen, version, mine):
                 # This page's own actions made the changes, and their answers carried them: not
@@ -147,18 +145,23 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
             left = end - time.monotonic()
             if left <= 0:
                 return
-            if time.monotonic() >= next_read:  # the floor: a notice lost on its way
-                now_known = _read_or_zero(lambda: live.read_version(table_id))
-                next_read = time.monotonic() + floor
-            else:  # from the notices: a quiet table's pages read nothing while they wait
-                now_known = _read_or_zero(lambda: live.current_version(table_id))
+            # The floor for a notice lost on its way: the versions of every table this process's
+            # streams follow, read in one query every STREAM_RECHECK s by whichever stream wakes
+            # first after it (a newer version wakes its pages as a notice would).
+            _read_or_zero(lambda: live.sweep(floor))
+            # From the notices: a quiet table's pages read nothing while they wait.
+            now_known = _read_or_zero(lambda: live.current_version(table_id))
             version = live.wait_for_version(
                 table_id, seen, min(heartbeat, left), recheck,
                 lambda: _read_or_zero(lambda: live.read_version(table_id)), known=now_known,
-                redis_recheck=floor)
+                redis_recheck=math.inf)
             if version <= seen:
                 live.touch(table_id, who)
                 yield ": ping\n\n"
+
+    def events() -> Iterator[str]:
+        with live.watching(table_id):  # the process's sweep reads its version while it is open
+            yield from follow()
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     # The stream's own work takes a place event by event (``admission.event``): between events it

@@ -194,3 +194,98 @@ def test_a_stream_whose_version_reads_find_the_pool_busy_stays_open():
     finally:
         close_app(app)
         drop_pg_schema(PG_BASE, schema)
+
+
+@pytest.fixture()
+def subscribed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """As if Redis were subscribed all along (every notice arrives), while commits publish
+    nothing: each change made in the test is a notice lost on its way."""
+    from tables import live
+
+    saved = live._epoch, live._listening
+    live._set_listening(True)
+    try:
+        yield
+    finally:
+        live._epoch, live._listening = saved
+
+
+def test_one_sweep_reads_every_followed_tables_version_and_wakes_a_lost_notices_pages(
+        app, subscribed, monkeypatch):
+    from contextlib import ExitStack
+
+    from sqlalchemy import event
+
+    from tables import live
+    from tables.db import db
+
+    ana = Player(app)
+    tids = [ana.create("Ana") for _ in range(3)]
+    versions = {tid: ana.state(tid)["version"] for tid in tids}
+    statements: list[str] = []
+
+    def count(conn: Any, cursor: Any, sql: str, *args: Any) -> None:
+        if sql.lstrip().upper().startswith("SELECT"):  # not SQLite's BEGIN
+            statements.append(sql)
+
+    with app.app_context():
+        key = live._database()
+        with ExitStack() as streams:
+            for tid in tids + tids[:1]:  # two streams on the first table
+                streams.enter_context(live.watching(tid))
+            assert live._watched[key] == {tids[0]: 2, tids[1]: 1, tids[2]: 1}
+            event.listen(db.engine, "before_cursor_execute", count)
+            try:
+                live._next_sweep.pop(key, None)
+                assert live.sweep(600.0) == 0  # the first call sets the next one
+                assert live.sweep(600.0) == 0 and statements == []  # not due: nothing read
+                monkeypatch.setattr(live, "publish", lambda *a, **k: None)  # the notice is lost
+                lost = ana.act(tids[0], "chat", text="hola").get_json()["state"]["version"]
+                assert lost > versions[tids[0]]
+                woken: list[int] = []
+                waiter = threading.Thread(target=lambda: woken.append(live.wait_for_version(
+                    tids[0], versions[tids[0]], 30.0, 600.0, lambda: 0,
+                    known=versions[tids[0]], redis_recheck=float("inf"))))
+                waiter.start()
+                from tests.kit import wait_until
+
+                wait_until(lambda: live._waiting.get(tids[0]))
+                statements.clear()
+                live._next_sweep[key] = 0.0  # due now
+                assert live.sweep(600.0) == 3
+                waiter.join(10)
+            finally:
+                event.remove(db.engine, "before_cursor_execute", count)
+            assert woken == [lost]  # the lost change woke the waiting page
+            assert len(statements) == 1  # three tables, four streams: one query
+            assert live.known_version(tids[0]) == lost
+            assert live.known_version(tids[1]) == versions[tids[1]]
+        assert key not in live._watched  # every stream gone: nothing left to sweep
+
+
+def test_a_stream_hears_a_change_whose_notice_was_lost_from_its_process_sweep(
+        migrated, subscribed, monkeypatch):
+    """Redis subscribed throughout, the database re-read per stream never (POLL_RECHECK 600):
+    only the process's sweep (every STREAM_RECHECK) can find the change."""
+    from tables import live
+    from tests.kit import wait_until
+
+    app = make_app(migrated, STREAM_MAX=3.0, STREAM_HEARTBEAT=0.05, STREAM_RECHECK=0.2,
+                   POLL_RECHECK=600)
+    try:
+        ana = Player(app)
+        tid = ana.create("Ana")
+        version = ana.state(tid)["version"]
+        got: list[list[dict[str, Any]]] = []
+        watcher = Player(app)
+        reader = threading.Thread(target=lambda: got.append(events(watcher, tid, since=version)))
+        reader.start()
+        wait_until(lambda: live._waiting.get(tid))
+        monkeypatch.setattr(live, "publish", lambda *a, **k: None)  # the notice is lost
+        lost = ana.act(tid, "chat", text="hola").get_json()["state"]["version"]
+        reader.join(20)
+        heard = states(got[0])
+        assert [s["state"]["version"] for s in heard] == [lost]
+        assert heard[0]["log"][-1]["text"] == "hola"
+    finally:
+        close_app(app)
