@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from typing import Any
 
 import redis
-from flask import Flask
+from flask import Flask, current_app
 from sqlalchemy import select
 
-from .db import db, reading
+from .db import reading
 from .hooks import Commit
 from .identity import forget_hash, notices_changed
 from .models import Table
@@ -251,18 +251,21 @@ def _noted_read(table_id: str, version: int, epoch: int | None) -> None:
             cond.notify_all()
 
 
-#: The tables this process's streams follow, per database (``str`` of its URL): table -> open
-#: streams. While Redis stays subscribed every commit of any process comes as a notice; the floor
-#: for a notice lost on its way is one read of all their versions now and then (:func:`sweep`),
-#: not one read per stream (5,000 open pages read 83 times a second with a floor each).
-_watched: dict[str, dict[str, int]] = {}
-_next_sweep: dict[str, float] = {}
+#: The tables this process's streams follow, per app (its database): table -> open streams.
+#: While Redis stays subscribed every commit of any process comes as a notice; the floor for a
+#: notice lost on its way is one read of all their versions now and then (:func:`sweep`), not one
+#: read per stream (5,000 open pages read 83 times a second with a floor each).
+_watched: dict[Flask, dict[str, int]] = {}
+_next_sweep: dict[Flask, float] = {}
 _watch_lock = threading.Lock()
 SWEEP_CHUNK = 500
 
 
-def _database() -> str:
-    return str(db.engine.url)
+def _database() -> Flask:
+    """The app whose database the caller reads (each stream calls this at every wake-up: the app
+    object itself, a context lookup, not its engine's URL rendered each time)."""
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    return app
 
 
 @contextmanager
