@@ -73,11 +73,11 @@ def _event(data: dict[str, Any], sent: dict[str, Any] | None = None) -> str:
 
 
 def _read_or_zero(read: Callable[[], int | None]) -> int:
-    """A version the stream reads while it waits (the floor for a notice lost on its way); 0 when
-    the read fails (the pools busy, the database away): the stream stays open on the notices, and
-    its next floor reads again. It takes no event place: behind 5,000 open pages' floors in the
-    events' places, their events waited (bench/load.py: 94.9% of deliveries within 1 s, against
-    99.3% without)."""
+    """A read the stream makes while it waits (its version, or the process's sweep: the floor for
+    a notice lost on its way); 0 when the read fails (the pools busy, the database away): the
+    stream stays open on the notices, and the next floor reads again. It takes no event place:
+    behind 5,000 open pages' reads in the events' places, their events waited (bench/load.py:
+    94.9% of deliveries within 1 s, against 99.3% without)."""
     try:
         return read() or 0  # ``reading()`` gives its connection back (SQLite: rolls back)
     except SQLAlchemyError:
