@@ -186,7 +186,8 @@ def test_a_long_poll_rereads_the_version_rarely_while_redis_delivers_every_notic
         assert live.wait_for_version("t-redis", 5, 1.0, 0.1, read_version, known=5) == 5
         with_redis = len(reads)
         reads.clear()
-        # a stream's ping (its own floor reads every STREAM_RECHECK): the time-out reads nothing
+        # a caller whose floor is elsewhere (a stream's: its process's sweep): a time-out within
+        # redis_recheck reads nothing
         live._set_listening(True)
         assert live.wait_for_version("t-ping", 5, 1.0, 0.1, read_version, known=5,
                                      redis_recheck=60.0) == 5
