@@ -11,13 +11,17 @@ import functools
 import hashlib
 import hmac
 import json
+import re
 import secrets
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from flask import current_app
 
-from .kinds import PROOF_ID_LEN
+from .kinds import ACTION_ID_PATTERN, PROOF_ID_LEN
+
+#: The form the OpenAPI document states for an action id, checked with the same pattern.
+_ACTION_ID = re.compile(ACTION_ID_PATTERN)
 
 
 def keyed(purpose: str, *parts: object) -> bytes:
@@ -50,8 +54,8 @@ def is_action_id(value: object) -> TypeGuard[str]:
     """A client's action id: 1 to 64 visible ASCII characters (``kinds.ACTION_ID_PATTERN``; a page
     sends a UUID). No space, control character or NUL (PostgreSQL's text refuses NUL, so such an id
     would fail the write instead of being refused)."""
-    return (isinstance(value, str) and 1 <= len(value) <= 64
-            and all("!" <= ch <= "~" for ch in value))
+    return (isinstance(value, str) and len(value) <= 64
+            and _ACTION_ID.fullmatch(value) is not None)
 
 
 def new_table_id(action_id: str | None = None) -> str:
