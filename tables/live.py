@@ -100,16 +100,9 @@ def _note_origin(table_id: str, before: int | None, version: int, origin: str | 
 
 
 def _note(table_id: str, version: int) -> None:
+    """A notice: a version committed now, known while Redis stays subscribed."""
     with _cond:
-        if version > _seen.get(table_id, 0):
-            _seen[table_id] = version
-            _seen_epoch[table_id] = _epoch if _listening else -1
-        if len(_seen) > 10000:
-            _seen.clear()
-            _seen_epoch.clear()
-        cond = _conds.get(table_id)
-        if cond is not None:
-            cond.notify_all()
+        _noted_read(table_id, version, _epoch if _listening else None)
 
 
 def publish(table_id: str, version: int, change: str | None = None, before: int | None = None,
@@ -233,9 +226,10 @@ def read_versions(table_ids: list[str]) -> dict[str, int]:
 
 
 def _noted_read(table_id: str, version: int, epoch: int | None) -> None:
-    """A version read from the database, noted like a notice: a version newer than the notices
-    told wakes the table's pages (its notice was lost on its way); read while Redis stayed
-    subscribed (``epoch``, taken before the read), it is known (see :func:`known_version`)."""
+    """A committed version, from a notice or a read of the database: newer than the notices
+    told, it wakes the table's pages (from a read: its notice was lost on its way); learnt while
+    Redis stayed subscribed (``epoch``, taken before a read), it is known (see
+    :func:`known_version`)."""
     with _cond:
         seen = _seen.get(table_id, 0)
         valid = epoch is not None and _listening and _epoch == epoch
