@@ -261,8 +261,13 @@ def _perform_locked(
             else None
         clock_state = clock.sync_locked(table, seats, ctx.game, known, together=True)
         db.session.flush()
+        # The fair deal's public half, when this action changed it: the change then carries it
+        # (other processes make their snapshot from it instead of loading the table's).
+        fair = fair_deal.public_info(db.session.connection(), table_id, int(table.game_number)) \
+            if snapshot.fair_changed(ctx.rows) else None
         # Kept once the commit succeeds; read before it (the commit expires the objects).
-        done.change = snapshot.change_of(table, seats, ctx.game, clock_state, ctx.rows, before)
+        done.change = snapshot.change_of(table, seats, ctx.game, clock_state, ctx.rows, before,
+                                         fair)
         done.snap = snapshot.extend(prior, done.change)
         done.changed = True
     else:

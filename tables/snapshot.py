@@ -147,17 +147,21 @@ class Change:
     rows: list[SimpleNamespace]  # LOG_FIELDS
     #: The game object itself, in the process that made it (not sent: the others parse the json).
     game: Game | None = None
+    #: The fair deal's public half as the action left it (``fair_deal.public_info``), when the
+    #: action logged a commitment or a reveal (None: as before).
+    fair: dict[str, Any] | None = None
 
 
 def change_of(
     table: Table, seats: list[Seat], game: Game | None, clock_state: tuple[str, dict[int, Any]]
-    | None, rows: list[Action], before: int,
+    | None, rows: list[Action], before: int, fair: dict[str, Any] | None = None,
 ) -> Change | None:
     """The change an action is about to commit, from the objects it holds (call inside its
-    transaction: the commit expires them). None when a snapshot cannot be made from the one
-    before: no row, a viewer's deck changed (the next read loads the decks) or a commitment or
-    a reveal (the next read loads the fair deal's half)."""
-    if not rows or any(r.type == "set_deck" or r.type in FAIR_LOG for r in rows):
+    transaction: the commit expires them). ``fair``: the fair deal's public half as the action
+    leaves it, which a commitment or a reveal needs (:func:`fair_changed`). None when a snapshot
+    cannot be made from the one before: no row, a viewer's deck changed (the next read loads the
+    decks), or a commitment or a reveal without ``fair``."""
+    if not rows or any(r.type == "set_deck" for r in rows) or (fair is None and fair_changed(rows)):
         return None
     clock = None if clock_state is None else (
         clock_state[0], {seat: _copy(r, CLOCK_FIELDS) for seat, r in clock_state[1].items()})
@@ -165,8 +169,13 @@ def change_of(
         table_id=table.id, before=before, version=table.version,
         table=_copy(table, TABLE_FIELDS), seats=[_copy(s, SEAT_FIELDS) for s in seats],
         game_json=table.game_json, clock=clock, rows=[_copy(r, LOG_FIELDS) for r in rows],
-        game=game,
+        game=game, fair=fair,
     )
+
+
+def fair_changed(rows: list[Any]) -> bool:
+    """Whether log ``rows`` change the fair deal's public half (a commitment or a reveal)."""
+    return any(r.type in FAIR_LOG for r in rows)
 
 
 def extend(prior: Snapshot | None, change: Change | None) -> Snapshot | None:
@@ -186,7 +195,8 @@ def extend(prior: Snapshot | None, change: Change | None) -> Snapshot | None:
         game = Game.from_json(change.game_json)
     return Snapshot(
         version=change.version, table=change.table, seats=change.seats, game=game, pace=pace,
-        clock=clock, chat=chat, log=log, decks=prior.decks, fair=prior.fair,
+        clock=clock, chat=chat, log=log, decks=prior.decks,
+        fair=prior.fair if change.fair is None else change.fair,
     )
 
 
@@ -220,6 +230,7 @@ def to_wire(change: Change, origin: str | None = None) -> str:
         "clock": None if change.clock is None else
         [change.clock[0], [[seat, _plain(r)] for seat, r in change.clock[1].items()]],
         "rows": [_plain(r) for r in change.rows],
+        "fair": change.fair,
     }
     head = f"{change.table_id} {change.version} {change.before}"
     if origin is not None:
@@ -239,7 +250,7 @@ def receive(table_id: str, version: int, before: int, body: str) -> None:
     change = Change(
         table_id=table_id, before=before, version=version, table=_back(data["table"]),
         seats=[_back(s) for s in data["seats"]], game_json=data["game"], clock=clock,
-        rows=[_back(r) for r in data["rows"]],
+        rows=[_back(r) for r in data["rows"]], fair=data.get("fair"),
     )
     snap = extend(prior, change)
     if snap is not None:

@@ -408,3 +408,66 @@ def test_robots_passing_at_once_leave_the_snapshot_at_the_tables_version(
         assert seen is not None and seen["pass_confirmed"][1:] == [True, True, True]
     finally:
         close_app(app)
+
+
+def test_a_commitment_and_a_reveal_travel_with_their_notices(migrated: str) -> None:
+    """The fair deal's entries (a page's commitment, the reveal when the count closes, the next
+    hand's commitment) change what every viewer sees of the fair deal: their change carries its
+    public half, so another process holding the version before makes the new snapshot without a
+    read, and every viewer's state from it equals a fresh read."""
+    import json
+
+    with _app_sending_changes(migrated) as (app, sent):
+        host = Player(app)
+        tid = host.create("Ana", target=50)
+        players = [host]
+        for i in range(1, 4):
+            p = Player(app)
+            p.act(tid, "sit", name=f"Jugador {i}")
+            players.append(p)
+        spectator = Player(app)
+        host.act(tid, "start")
+        rng = random.Random(5)
+        kinds: set[str] = set()
+        for _ in range(200):
+            st = host.state(tid)
+            held = snapshot.cached(tid)
+            assert held is not None and held.version == st["version"]
+            nxt = st["fair_deal"]["next"]
+            view = st["view"]
+            if nxt is not None and nxt["seats"][0]["commitment"] is None:
+                host.act(tid, "deal_seed", game=nxt["game"], hand=nxt["hand"],
+                         seed=secrets.token_hex(32))
+            elif view["phase"] == "counting":
+                host.act(tid, "close_count", version=st["version"])
+            else:
+                seat = view["to_act"][0]
+                mine = players[seat].state(tid)["view"]
+                action = robots.decide(mine, "facil", rng)
+                players[seat].act(tid, action.pop("type"), version=st["version"], **action)
+            wire = sent[-1]
+            head, body = wire.split("\n", 1)
+            assert head.split()[2] == str(held.version)  # every change went with its notice
+            fair = json.loads(body)["fair"]
+            if fair is None:
+                continue
+            kinds |= {r["type"] for r in json.loads(body)["rows"]}
+            # as another process that held the version before: no read
+            snapshot.forget(tid)
+            snapshot.store(tid, held)
+            live._heard(wire)
+            made = snapshot.cached(tid)
+            assert made is not None and made.version == int(head.split()[1])
+            assert made.fair == fair
+            for viewer in players + [spectator]:
+                got = _cached(viewer, f"/api/tables/{tid}/poll?since={held.version}")
+                assert snapshot.cached(tid) is made  # served from it, not loaded
+                want = _fresh(viewer, f"/api/tables/{tid}/poll?since={held.version}")
+                assert got["state"]["fair_deal"] == want["state"]["fair_deal"]
+                assert _steady(got["state"]) == _steady(want["state"])
+                assert got["log"] == want["log"]
+                snapshot.forget(tid)
+                snapshot.store(tid, made)
+            if {"seat_commit", "deal_reveal"} <= kinds:
+                break
+        assert {"seat_commit", "deal_reveal", "deal_commit"} <= kinds, kinds
