@@ -8,6 +8,7 @@ than a snapshot keeps."""
 
 from __future__ import annotations
 
+import json
 import random
 import secrets
 import threading
@@ -71,8 +72,8 @@ def test_cached_states_and_logs_equal_fresh_reads_at_every_step(migrated: str) -
         _play_and_compare(app, sent)
 
 
-def _play_and_compare(app: Any, sent: list[str]) -> None:
-    received = 0
+def _started_table(app: Any) -> tuple[str, list[Player], Player]:
+    """A game of four people started at a new table: its id, the seats' players, a spectator."""
     host = Player(app)
     tid = host.create("Ana", target=50)
     players = [host]
@@ -82,6 +83,13 @@ def _play_and_compare(app: Any, sent: list[str]) -> None:
         players.append(p)
     spectator = Player(app)
     host.act(tid, "start")
+    return tid, players, spectator
+
+
+def _play_and_compare(app: Any, sent: list[str]) -> None:
+    received = 0
+    tid, players, spectator = _started_table(app)
+    host = players[0]
     rng = random.Random(11)
     checked = 0
     for step in range(STEPS):
@@ -415,18 +423,9 @@ def test_a_commitment_and_a_reveal_travel_with_their_notices(migrated: str) -> N
     hand's commitment) change what every viewer sees of the fair deal: their change carries its
     public half, so another process holding the version before makes the new snapshot without a
     read, and every viewer's state from it equals a fresh read."""
-    import json
-
     with _app_sending_changes(migrated) as (app, sent):
-        host = Player(app)
-        tid = host.create("Ana", target=50)
-        players = [host]
-        for i in range(1, 4):
-            p = Player(app)
-            p.act(tid, "sit", name=f"Jugador {i}")
-            players.append(p)
-        spectator = Player(app)
-        host.act(tid, "start")
+        tid, players, spectator = _started_table(app)
+        host = players[0]
         rng = random.Random(5)
         kinds: set[str] = set()
         for _ in range(200):
