@@ -261,13 +261,15 @@ def _perform_locked(
             else None
         clock_state = clock.sync_locked(table, seats, ctx.game, known, together=True)
         db.session.flush()
-        # The fair deal's public half, when this action changed it: the change then carries it
-        # (other processes make their snapshot from it instead of loading the table's).
+        # The fair deal's public half and the viewers' decks, when this action changed them: the
+        # change then carries them (other processes make their snapshot from it, not a load).
         fair = fair_deal.public_info(db.session.connection(), table_id, int(table.game_number)) \
             if snapshot.fair_changed(ctx.rows) else None
+        decks = snapshot.read_decks(db.session.connection(), table_id) \
+            if snapshot.decks_changed(ctx.rows) else None
         # Kept once the commit succeeds; read before it (the commit expires the objects).
         done.change = snapshot.change_of(table, seats, ctx.game, clock_state, ctx.rows, before,
-                                         fair)
+                                         fair, decks)
         done.snap = snapshot.extend(prior, done.change)
         done.changed = True
     else:

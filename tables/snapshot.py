@@ -150,18 +150,23 @@ class Change:
     #: The fair deal's public half as the action left it (``fair_deal.public_info``), when the
     #: action logged a commitment or a reveal (None: as before).
     fair: dict[str, Any] | None = None
+    #: Each viewer's deck as the action left them (:func:`read_decks`), when it logged a deck
+    #: choice (None: as before).
+    decks: dict[int, str] | None = None
 
 
 def change_of(
     table: Table, seats: list[Seat], game: Game | None, clock_state: tuple[str, dict[int, Any]]
     | None, rows: list[Action], before: int, fair: dict[str, Any] | None = None,
+    decks: dict[int, str] | None = None,
 ) -> Change | None:
     """The change an action is about to commit, from the objects it holds (call inside its
     transaction: the commit expires them). ``fair``: the fair deal's public half as the action
-    leaves it, which a commitment or a reveal needs (:func:`fair_changed`). None when a snapshot
-    cannot be made from the one before: no row, a viewer's deck changed (the next read loads the
-    decks), or a commitment or a reveal without ``fair``."""
-    if not rows or any(r.type == "set_deck" for r in rows) or (fair is None and fair_changed(rows)):
+    leaves it, which a commitment or a reveal needs (:func:`fair_changed`); ``decks``: the
+    viewers' decks, which a deck choice needs (:func:`decks_changed`). None when a snapshot cannot
+    be made from the one before: no row, or a change of either without it."""
+    if not rows or (fair is None and fair_changed(rows)) \
+            or (decks is None and decks_changed(rows)):
         return None
     clock = None if clock_state is None else (
         clock_state[0], {seat: _copy(r, CLOCK_FIELDS) for seat, r in clock_state[1].items()})
@@ -169,13 +174,25 @@ def change_of(
         table_id=table.id, before=before, version=table.version,
         table=_copy(table, TABLE_FIELDS), seats=[_copy(s, SEAT_FIELDS) for s in seats],
         game_json=table.game_json, clock=clock, rows=[_copy(r, LOG_FIELDS) for r in rows],
-        game=game, fair=fair,
+        game=game, fair=fair, decks=decks,
     )
 
 
 def fair_changed(rows: list[Any]) -> bool:
     """Whether log ``rows`` change the fair deal's public half (a commitment or a reveal)."""
     return any(r.type in FAIR_LOG for r in rows)
+
+
+def decks_changed(rows: list[Any]) -> bool:
+    """Whether log ``rows`` change a viewer's deck."""
+    return any(r.type == "set_deck" for r in rows)
+
+
+def read_decks(conn: Any, table_id: str) -> dict[int, str]:
+    """Each viewer's deck at the table (device -> deck), read with ``conn``."""
+    v = Viewer.__table__
+    return {int(r.device_id): str(r.deck) for r in conn.execute(
+        select(v.c.device_id, v.c.deck).where(v.c.table_id == table_id))}
 
 
 def extend(prior: Snapshot | None, change: Change | None) -> Snapshot | None:
@@ -195,7 +212,8 @@ def extend(prior: Snapshot | None, change: Change | None) -> Snapshot | None:
         game = Game.from_json(change.game_json)
     return Snapshot(
         version=change.version, table=change.table, seats=change.seats, game=game, pace=pace,
-        clock=clock, chat=chat, log=log, decks=prior.decks,
+        clock=clock, chat=chat, log=log,
+        decks=prior.decks if change.decks is None else change.decks,
         fair=prior.fair if change.fair is None else change.fair,
     )
 
@@ -231,6 +249,7 @@ def to_wire(change: Change, origin: str | None = None) -> str:
         [change.clock[0], [[seat, _plain(r)] for seat, r in change.clock[1].items()]],
         "rows": [_plain(r) for r in change.rows],
         "fair": change.fair,
+        "decks": None if change.decks is None else list(change.decks.items()),
     }
     head = f"{change.table_id} {change.version} {change.before}"
     if origin is not None:
@@ -251,6 +270,8 @@ def receive(table_id: str, version: int, before: int, body: str) -> None:
         table_id=table_id, before=before, version=version, table=_back(data["table"]),
         seats=[_back(s) for s in data["seats"]], game_json=data["game"], clock=clock,
         rows=[_back(r) for r in data["rows"]], fair=data.get("fair"),
+        decks=None if data.get("decks") is None else {
+            int(device): str(deck) for device, deck in data["decks"]},
     )
     snap = extend(prior, change)
     if snap is not None:
@@ -273,7 +294,7 @@ def _rows(conn: Any, stmt: Any) -> list[SimpleNamespace]:
 def load(table_id: str) -> Snapshot | None:
     """Read the table's current snapshot (None: no such table) in one read transaction, extending
     what this process holds. Keeps it unless the version moved while reading (PostgreSQL)."""
-    t, s, a, v = Table.__table__, Seat.__table__, Action.__table__, Viewer.__table__
+    t, s, a = Table.__table__, Seat.__table__, Action.__table__
     ct, cs = ClockTable.__table__, ClockSeat.__table__
     prior = cached(table_id)
     with reading() as conn:
@@ -315,8 +336,7 @@ def load(table_id: str) -> Snapshot | None:
                                                    a.c.version <= version,
                                                    a.c.type.in_(SOCIAL_LOG))
                          .order_by(a.c.version.desc()).limit(chat_n))[::-1]
-        decks = {int(r.device_id): str(r.deck) for r in conn.execute(
-            select(v.c.device_id, v.c.deck).where(v.c.table_id == table_id))}
+        decks = read_decks(conn, table_id)
         fair = fair_deal.public_info(conn, table_id, int(table.game_number))
         # PostgreSQL reads each statement at its own moment: keep it only if nothing moved.
         steady = steady and (is_sqlite() or _version(conn, table_id) == version)

@@ -470,3 +470,32 @@ def test_a_commitment_and_a_reveal_travel_with_their_notices(migrated: str) -> N
             if {"seat_commit", "deal_reveal"} <= kinds:
                 break
         assert {"seat_commit", "deal_reveal", "deal_commit"} <= kinds, kinds
+
+
+def test_a_deck_choice_travels_with_its_notice(migrated: str) -> None:
+    """A viewer's deck choice carries every viewer's deck: another process holding the version
+    before makes the new snapshot without a read, and serves each viewer the deck it chose."""
+    with _app_sending_changes(migrated) as (app, sent):
+        tid, players, spectator = _started_table(app)
+        held = snapshot.cached(tid)
+        assert held is not None
+        version = spectator.act(tid, "set_deck", deck="noche").get_json()["state"]["version"]
+        head, body = sent[-1].split("\n", 1)
+        assert head.split()[1:3] == [str(version), str(held.version)]
+        decks = json.loads(body)["decks"]
+        assert decks is not None and "noche" in [deck for _, deck in decks]
+        snapshot.forget(tid)
+        snapshot.store(tid, held)
+        live._heard(sent[-1])
+        made = snapshot.cached(tid)
+        assert made is not None and made.version == version
+        for viewer in players + [spectator]:
+            got = _cached(viewer, f"/api/tables/{tid}/poll?since={held.version}")
+            assert snapshot.cached(tid) is made  # served from it, not loaded
+            want = _fresh(viewer, f"/api/tables/{tid}/poll?since={held.version}")
+            assert got["state"]["me"]["deck"] == want["state"]["me"]["deck"]
+            assert _steady(got["state"]) == _steady(want["state"]) and got["log"] == want["log"]
+            snapshot.forget(tid)
+            snapshot.store(tid, made)
+        assert _cached(spectator, f"/api/tables/{tid}")["state"]["me"]["deck"] == "noche"
+        assert _cached(players[1], f"/api/tables/{tid}")["state"]["me"]["deck"] != "noche"
