@@ -4,9 +4,9 @@ After each change the 4-5 pages of a table ask for its state at once. Reading th
 chat, clock rows and log once per page cost ~13 SQL statements each, and that (not the rules) was
 where the web processes' CPU went under load (docs/RELIABILITY.md). Now each process keeps the
 latest snapshot of each table it served: the action that made a version primes it from the objects
-it already holds (no query), a process that missed it loads it in a few column-only queries
-(extending the log and chat it had), and each page's state is built from it in memory; only the
-viewer's own deck choice is read per page.
+it already holds (no query), another process makes it from the change sent with the notice (no
+query), a process that missed both loads it in a few column-only queries (extending the log and
+chat it had), and each page's state is built from it in memory, the viewer's deck included.
 
 A snapshot is read-only once stored: the views, seats and log rows in it are shared by threads.
 Everything in it is labelled with the version it was read at; on PostgreSQL (READ COMMITTED) a load
