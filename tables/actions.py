@@ -761,29 +761,37 @@ assert set(HANDLERS) == set(ACTION_TYPES)
 def move_seat(table_id: str, token: str, device: Callable[[], int]) -> int:
     """Give the seat whose private link is ``token`` to ``device()``; returns the seat. The device
     is asked for only once the link proves good (a bad link keeps nothing for it)."""
-    with locked_table(table_id) as table:
-        if table is None:
-            raise errors.NOT_FOUND.error()
-        seats = load_seats(table_id)
-        s = next((s for s in seats
-                  if is_person(s) and seat_token_matches(table_id, s.seat, s.link_gen, token)),
-                 None)
-        if s is None:
-            raise errors.BAD_LINK.error()
-        device_id = device()
-        if s.device_id == device_id:
-            return s.seat
-        if seat_of_device(seats, device_id) is not None:
-            raise errors.ALREADY_SEATED.error()
-        if s.device_id is not None and table.host_device_id == s.device_id:
-            table.host_device_id = device_id  # host powers go with the seat's person
-        s.device_id = device_id
-        s.link_gen += 1  # a link moves a seat once
-        ctx = Ctx(table, seats, None, device_id, None, None)
-        ctx.log("move_seat", s.seat, {"type": "move_seat", "seat": s.seat})
-        players.took_seat(table_id, s.seat, device_id, None)
-        version, seat = table.version, s.seat
-    after_commit(table_id, version, [], False)
+    with snapshot.in_commit_order(table_id):
+        with locked_table(table_id) as table:
+            if table is None:
+                raise errors.NOT_FOUND.error()
+            seats = load_seats(table_id)
+            s = next((s for s in seats if is_person(s)
+                      and seat_token_matches(table_id, s.seat, s.link_gen, token)), None)
+            if s is None:
+                raise errors.BAD_LINK.error()
+            device_id = device()
+            if s.device_id == device_id:
+                return s.seat
+            if seat_of_device(seats, device_id) is not None:
+                raise errors.ALREADY_SEATED.error()
+            if s.device_id is not None and table.host_device_id == s.device_id:
+                table.host_device_id = device_id  # host powers go with the seat's person
+            s.device_id = device_id
+            s.link_gen += 1  # a link moves a seat once
+            before = table.version
+            ctx = Ctx(table, seats, None, device_id, None, None)
+            ctx.log("move_seat", s.seat, {"type": "move_seat", "seat": s.seat})
+            players.took_seat(table_id, s.seat, device_id, None)
+            # The change sent with the notice carries the clocks whole (the seat keeps its own).
+            game = load_game(table)
+            clock_state = clock.sync_locked(table, seats, game)
+            change = snapshot.change_of(table, seats, game, clock_state, ctx.rows, before)
+            version, seat = table.version, s.seat
+        made = snapshot.extend(snapshot.cached(table_id), change)
+        if made is not None:
+            snapshot.store(table_id, made)
+    after_commit(table_id, version, [], False, change)
     return seat
 
 

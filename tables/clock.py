@@ -49,7 +49,7 @@ from sqlalchemy import bindparam, insert, select, update
 
 from rules import Game, card_label
 
-from . import errors
+from . import errors, live, snapshot
 from .db import db
 from .hooks import Commit, committed, register
 from .kinds import DutyKind, SeatKind, TableStatus
@@ -57,16 +57,12 @@ from .models import DEFAULT_PACE, Action, ClockSeat, ClockTable, Seat, Table, ut
 from .seating import (
     Ctx,
     Duty,
-    due_robot_seats,
-    humans_to_act,
     is_person,
     load_game,
     load_seats,
     locked_table,
-    seat_of_device,
     timed_duties,
 )
-from .snapshot import CLOCK_FIELDS
 from .together import write as together_write
 
 log = logging.getLogger("corazones.clock")
@@ -221,7 +217,7 @@ def _end_decision(row: Any, at: datetime) -> None:
 
 
 #: Every column of a seat clock row but its ids (what sync_locked reads and writes).
-SEAT_COLUMNS = CLOCK_FIELDS
+SEAT_COLUMNS = snapshot.CLOCK_FIELDS
 #: Table -> its pace id. A table's pace is chosen once, when it is made, and never changes.
 _pace_ids: dict[str, str] = {}
 _statements: dict[str, Any] = {}
@@ -373,25 +369,34 @@ def after_commit(commit: Commit) -> None:
 
 
 def claim_time_up(table_id: str, seat: int) -> bool:
-    """Mark this seat's decision as timed out, once; True if this call did it."""
-    with locked_table(table_id) as table:
-        if table is None:
-            return False
-        seats = load_seats(table_id)
-        game = load_game(table)
-        sync_locked(table, seats, game)
-        row = _seat_rows(table_id).get(seat)
-        s = seats[seat]
-        if row is None or row.turn_key is None or row.time_up_version is not None \
-                or row.expires_at is None or row.expires_at > now() \
-                or not is_person(s) or s.standin:
-            return False
-        ctx = Ctx(table, seats, game, None, None, None)
-        version = ctx.log_aside("time_up", seat,
-                                {"type": "time_up", "seat": seat, "name": s.name})
-        row.time_up_version = version
-        table.clock_version = version
-    committed(Commit(table_id, version))
+    """Mark this seat's decision as timed out, once; True if this call did it. The change goes
+    with its notice (the other processes make the new snapshot from it, as after an action)."""
+    with snapshot.in_commit_order(table_id):
+        with locked_table(table_id) as table:
+            if table is None:
+                return False
+            seats = load_seats(table_id)
+            game = load_game(table)
+            pace_id, _ = sync_locked(table, seats, game)
+            rows = _seat_rows(table_id)
+            row = rows.get(seat)
+            s = seats[seat]
+            if row is None or row.turn_key is None or row.time_up_version is not None \
+                    or row.expires_at is None or row.expires_at > now() \
+                    or not is_person(s) or s.standin:
+                return False
+            before = table.version
+            ctx = Ctx(table, seats, game, None, None, None)
+            version = ctx.log_aside("time_up", seat,
+                                    {"type": "time_up", "seat": seat, "name": s.name})
+            row.time_up_version = version
+            table.clock_version = version
+            change = snapshot.change_of(table, seats, game, (pace_id, rows), ctx.rows, before)
+        made = snapshot.extend(snapshot.cached(table_id), change)
+        if made is not None:
+            snapshot.store(table_id, made)
+    wire = snapshot.to_wire(change) if change is not None and live.shared() else None
+    committed(Commit(table_id, version, change=wire))
     return True
 
 
@@ -466,25 +471,6 @@ def take_back_locked(ctx: Ctx, seat: Seat) -> None:
         duty = timed_duties(t, ctx.seats, ctx.game).get(seat.seat)
         if row.turn_key is not None and duty is not None:  # a fresh clock for the decision
             _start_decision(row, pace_of(t.id), duty, now())
-
-
-def take_back(table_id: str, device_id: int) -> bool:
-    """A visit from ``device_id``: if its seat is stood in, the person takes it back."""
-    with locked_table(table_id) as table:
-        if table is None:
-            return False
-        seats = load_seats(table_id)
-        me = seat_of_device(seats, device_id)
-        if me is None or not me.standin:
-            return False
-        game = load_game(table)
-        ctx = Ctx(table, seats, game, device_id, None, None)
-        take_back_locked(ctx, me)
-        table.robot_due = bool(due_robot_seats(table, seats, game))
-        version, robot_due = table.version, table.robot_due
-        humans = humans_to_act(table, seats, game)
-    committed(Commit(table_id, version, humans, robot_due))
-    return True
 
 
 def summarize(table_id: str, seat: int, since: int, game_number: int) -> dict[str, Any]:

@@ -15,10 +15,13 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
 import robots
-from tables import hooks, live, snapshot
+from tables import clock, hooks, live, snapshot
+from tables.db import db
+from tables.models import utcnow
 from tests.kit import Player, close_app, make_app, wait_until
 
 REDIS = "redis://127.0.0.1:6379/0"
@@ -49,10 +52,10 @@ def _cached(p: Player, url: str) -> dict[str, Any]:
 
 
 @contextmanager
-def _app_sending_changes(migrated: str) -> Iterator[tuple[Any, list[str]]]:
+def _app_sending_changes(migrated: str, **config: Any) -> Iterator[tuple[Any, list[str]]]:
     """An app with Redis on (every commit sends its change with the notice, as between real
     processes) and the list of the changes its commits sent, in order."""
-    app = make_app(migrated, REDIS_URL=REDIS, ROBOT_WORKER="off")
+    app = make_app(migrated, REDIS_URL=REDIS, ROBOT_WORKER="off", **config)
     sent: list[str] = []
 
     def keep(commit: hooks.Commit) -> None:
@@ -86,6 +89,27 @@ def _started_table(app: Any) -> tuple[str, list[Player], Player]:
     return tid, players, spectator
 
 
+def _made_elsewhere(tid: str, held: snapshot.Snapshot, wires: list[str],
+                    viewers: list[Player]) -> snapshot.Snapshot:
+    """As another process that held ``held``: the changes ``wires`` (in order, as the Redis
+    listener hands them over) make its snapshot without a read, and every viewer's state and log
+    from it equal a fresh read. Returns the snapshot made."""
+    snapshot.forget(tid)
+    snapshot.store(tid, held)
+    for wire in wires:
+        live._heard(wire)
+    made = snapshot.cached(tid)
+    assert made is not None and made.version == int(wires[-1].split(None, 2)[1])
+    for viewer in viewers:
+        got = _cached(viewer, f"/api/tables/{tid}/poll?since={held.version}")
+        assert snapshot.cached(tid) is made  # served from it, not loaded
+        want = _fresh(viewer, f"/api/tables/{tid}/poll?since={held.version}")
+        assert _steady(got["state"]) == _steady(want["state"]) and got["log"] == want["log"]
+        snapshot.forget(tid)
+        snapshot.store(tid, made)
+    return made
+
+
 def _play_and_compare(app: Any, sent: list[str]) -> None:
     received = 0
     tid, players, spectator = _started_table(app)
@@ -111,23 +135,11 @@ def _play_and_compare(app: Any, sent: list[str]) -> None:
         version = answer["state"]["version"]
         if step % 4 == 2:  # as another process that held the version before: the changes sent
             # with the notices (as the Redis listener hands them over) make the new snapshot
-            snapshot.forget(tid)
-            snapshot.store(tid, held)
             changes = [w for w in sent if int(w.split(None, 3)[2]) >= held.version]
             assert changes, step
-            for wire in changes:
-                live._heard(wire)
-            made = snapshot.cached(tid)
-            assert made is not None and made.version == version, step  # no read needed
+            made = _made_elsewhere(tid, held, changes, players + [spectator])
+            assert made.version == version, step  # no read needed
             received += 1
-            for viewer in players + [spectator]:
-                got = _cached(viewer, f"/api/tables/{tid}/poll?since={held.version}")
-                assert snapshot.cached(tid) is made  # served from it, not loaded
-                want = _fresh(viewer, f"/api/tables/{tid}/poll?since={held.version}")
-                assert _steady(got["state"]) == _steady(want["state"]), step
-                assert got["log"] == want["log"], step
-                snapshot.forget(tid)
-                snapshot.store(tid, made)
         if step % 2:  # as a process that held the version before and missed the action (and
             # the chat): its next read extends the older snapshot from the log
             snapshot.forget(tid)
@@ -451,22 +463,8 @@ def test_a_commitment_and_a_reveal_travel_with_their_notices(migrated: str) -> N
             if fair is None:
                 continue
             kinds |= {r["type"] for r in json.loads(body)["rows"]}
-            # as another process that held the version before: no read
-            snapshot.forget(tid)
-            snapshot.store(tid, held)
-            live._heard(wire)
-            made = snapshot.cached(tid)
-            assert made is not None and made.version == int(head.split()[1])
+            made = _made_elsewhere(tid, held, [wire], players + [spectator])
             assert made.fair == fair
-            for viewer in players + [spectator]:
-                got = _cached(viewer, f"/api/tables/{tid}/poll?since={held.version}")
-                assert snapshot.cached(tid) is made  # served from it, not loaded
-                want = _fresh(viewer, f"/api/tables/{tid}/poll?since={held.version}")
-                assert got["state"]["fair_deal"] == want["state"]["fair_deal"]
-                assert _steady(got["state"]) == _steady(want["state"])
-                assert got["log"] == want["log"]
-                snapshot.forget(tid)
-                snapshot.store(tid, made)
             if {"seat_commit", "deal_reveal"} <= kinds:
                 break
         assert {"seat_commit", "deal_reveal", "deal_commit"} <= kinds, kinds
@@ -484,18 +482,41 @@ def test_a_deck_choice_travels_with_its_notice(migrated: str) -> None:
         assert head.split()[1:3] == [str(version), str(held.version)]
         decks = json.loads(body)["decks"]
         assert decks is not None and "noche" in [deck for _, deck in decks]
-        snapshot.forget(tid)
-        snapshot.store(tid, held)
-        live._heard(sent[-1])
-        made = snapshot.cached(tid)
-        assert made is not None and made.version == version
-        for viewer in players + [spectator]:
-            got = _cached(viewer, f"/api/tables/{tid}/poll?since={held.version}")
-            assert snapshot.cached(tid) is made  # served from it, not loaded
-            want = _fresh(viewer, f"/api/tables/{tid}/poll?since={held.version}")
-            assert got["state"]["me"]["deck"] == want["state"]["me"]["deck"]
-            assert _steady(got["state"]) == _steady(want["state"]) and got["log"] == want["log"]
-            snapshot.forget(tid)
-            snapshot.store(tid, made)
+        made = _made_elsewhere(tid, held, [sent[-1]], players + [spectator])
+        assert made.decks == {int(device): deck for device, deck in decks}
         assert _cached(spectator, f"/api/tables/{tid}")["state"]["me"]["deck"] == "noche"
         assert _cached(players[1], f"/api/tables/{tid}")["state"]["me"]["deck"] != "noche"
+
+
+def test_a_time_up_and_a_moved_seat_travel_with_their_notices(migrated: str) -> None:
+    """The clock's time-ups (the scheduler's, outside the action path) and a seat moved to
+    another device by its link carry their changes too: another process holding the version
+    before makes the new snapshot from them, and every viewer's state from it is a fresh read."""
+    now = [utcnow().replace(microsecond=0)]
+    with _app_sending_changes(migrated, CLOCK_NOW=lambda: now[0]) as (app, sent):
+        tid, players, spectator = _started_table(app)
+        held = snapshot.cached(tid)
+        assert held is not None
+        now[0] += timedelta(days=2)  # every seat's passing decision expires
+        sent.clear()
+        with app.app_context():
+            try:
+                assert clock.run_once() >= 4
+            finally:
+                db.session.remove()
+        ups = [w for w in sent if w.startswith(f"{tid} ")]  # (other tests' tables expire too)
+        assert [json.loads(w.split("\n", 1)[1])["rows"][0]["type"] for w in ups] \
+            == ["time_up"] * 4
+        mine = snapshot.cached(tid)  # the process of the time-ups kept its own snapshot
+        made = _made_elsewhere(tid, held, ups, players + [spectator])
+        assert mine is not None and mine.version == made.version
+        assert all(made.clock[seat].time_up_version is not None for seat in range(4))
+
+        held, phone = made, Player(app)
+        link = players[1].state(tid)["me"]["seat_link"]
+        assert phone.client.post(link, data={"csrf_token": phone.csrf}).status_code == 302
+        head = sent[-1].split("\n", 1)[0].split()
+        assert head[2] == str(held.version)
+        made = _made_elsewhere(tid, held, [sent[-1]], players + [spectator, phone])
+        assert made.seats[1].device_id != held.seats[1].device_id
+        assert phone.state(tid)["me"]["seat"] == 1 and players[1].state(tid)["me"]["seat"] is None
