@@ -169,6 +169,19 @@ def cached_state(
     return state_and_log(snap, device_id, since, present)
 
 
+def onlooker_key(
+    snap: snapshot.Snapshot, device_id: int | None, present: set[str] | None,
+) -> tuple[str, int] | None:
+    """What an onlooker's state depends on beyond the snapshot: the deck they chose and the
+    spectators counted (None: the viewer holds a seat or hosts, and their state is their own).
+    Every viewer with no seat who is not the host sees the same view (``view_for(None)``: no
+    hand), so two onlookers with the same key get equal states and logs from one snapshot."""
+    if device_id is not None and (device_id == snap.table.host_device_id
+                                  or seat_of_device(snap.seats, device_id) is not None):
+        return None
+    return viewer_deck(snap, device_id), count_spectators(snap.seats, present)
+
+
 def read_state(
     table_id: str, device_id: int | None, since: int | None = None,
     present: set[str] | None = None, at_least: int | None = None,

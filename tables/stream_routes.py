@@ -11,7 +11,9 @@ delivered or recovered (the state is whole, the log covers what happened after t
 With ``?patch=1`` (the table page asks for it) every event after the stream's first is a
 ``patch``: ``{"base", "version", "patch", "log"}``, where ``patch`` turns the state this stream
 sent last (at version ``base``) into the new one (tables/patches.py): about a quarter of the bytes.
-The page keeps the state its stream last delivered to apply the next patch to.
+The page keeps the state its stream last delivered to apply the next patch to. Onlookers (no seat,
+not the host) woken by one change get one event built once a process for all who chose the same
+deck, a whole state or the patch from the state they were all sent last (``_onlookers_event``).
 
 With ``?page=<id>`` (the id the page gave itself, also sent as the ``X-Page-Id`` header of its
 actions), changes made by that page's own actions alone are not sent: the actions' answers
@@ -33,23 +35,87 @@ that drop streams.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 from sqlalchemy.exc import SQLAlchemyError
 
-from . import admission, errors, jsonwire, live, patches
+from . import admission, errors, jsonwire, live, patches, snapshot
 from .db import db
 from .errors import ServiceError
 from .identity import current_device_id, presence_key
-from .state import cached_state, read_state
+from .kinds import LOG_MAX
+from .state import cached_state, onlooker_key, read_state, state_and_log
 
 bp = Blueprint("stream", __name__)
 
 #: What the browser waits before reconnecting a dropped stream (the ``retry`` field).
 RECONNECT_MS = 1000
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """The last event this process built for a table's onlookers (viewers with no seat who do
+    not host, ``state.onlooker_key``), with what it was built from. The base is held, so the
+    identity check with a stream's last state never meets a reused id."""
+
+    built: float  # time.monotonic() when it was built: its clock says "now" then
+    version: int  # of the snapshot it was built from (a version is one content)
+    logged: int  # the event's log starts after this version
+    base: dict[str, Any] | None  # the state the event patches (None: a whole state)
+    event: str
+    state: dict[str, Any]  # the state it carries, the next event's base (read, never changed)
+
+
+#: (table, onlookers' key) -> their last event: a table watched by many spectators costs one
+#: state, one patch and one encoding a change and process, not one a page. (Two states each.)
+_shared: dict[tuple[str, tuple[str, int]], _Shared] = {}
+SHARED_KEPT = 2000
+#: Seconds an onlookers' event is shared: the page sets its clock by the state's "now", so a
+#: stream opened later builds its own (the onlookers woken by one change come within this).
+SHARED_FOR = 0.25
+_build_locks = [threading.Lock() for _ in range(256)]
+
+
+def _onlookers_event(table_id: str, device_id: int | None, logged: int,
+                     present: set[str] | None, at_least: int, sent: dict[str, Any] | None,
+                     ) -> tuple[str, dict[str, Any]] | None:
+    """The event (and its state) for an onlooker whose stream sent ``sent`` last, from this
+    process's snapshot: the one built for another onlooker when everything it depends on is
+    the same, else built now and kept. None when the viewer is no onlooker or the snapshot does
+    not answer with no query (the caller builds the viewer's own)."""
+    snap = snapshot.cached(table_id)
+    if snap is None or snap.version < at_least or not snapshot.holds_log(snap, logged, LOG_MAX):
+        return None
+    key = onlooker_key(snap, device_id, present)
+    if key is None:
+        return None
+
+    def kept() -> _Shared | None:
+        hit = _shared.get((table_id, key))
+        if hit is not None and time.monotonic() - hit.built <= SHARED_FOR \
+                and hit.version == snap.version and hit.logged == logged and hit.base is sent:
+            return hit
+        return None
+
+    hit = kept()
+    if hit is None:
+        # One build at a time a table: the onlookers woken together take the first's (a gevent
+        # worker never waits here: an event is built without yielding; threads would).
+        with _build_locks[hash(table_id) % len(_build_locks)]:
+            hit = kept()
+            if hit is None:
+                data = state_and_log(snap, device_id, logged, present)
+                hit = _Shared(time.monotonic(), snap.version, logged, sent, _event(data, sent),
+                              data["state"])
+                if len(_shared) >= SHARED_KEPT:
+                    _shared.clear()
+                _shared[(table_id, key)] = hit
+    return hit.event, hit.state
 
 
 def _since() -> int:
@@ -128,19 +194,24 @@ def api_stream(table_id: str) -> Response | tuple[Response, int]:
                     # its notice), an event needs no place: it runs to its end without yielding
                     # and holds no connection. A place's hand-over waits a turn of the event loop,
                     # and behind the places the events of a busy worker queued for seconds.
-                    data = cached_state(table_id, device_id, logged, present, version)
-                    if data is None:  # the snapshot is loaded: a place, as a request's
-                        with admission.event():
-                            data = read_state(table_id, device_id, since=logged,
-                                              present=present, at_least=version)
-                    event = _event(data, sent)
+                    shared = _onlookers_event(table_id, device_id, logged, present, version,
+                                              sent)
+                    if shared is not None:
+                        event, state = shared
+                    else:
+                        data = cached_state(table_id, device_id, logged, present, version)
+                        if data is None:  # the snapshot is loaded: a place, as a request's
+                            with admission.event():
+                                data = read_state(table_id, device_id, since=logged,
+                                                  present=present, at_least=version)
+                        event, state = _event(data, sent), data["state"]
                 except ServiceError:  # the table expired while the page looked at it
                     return
                 finally:
                     db.session.rollback()
-                seen = logged = int(data["state"]["version"])
+                seen = logged = int(state["version"])
                 if as_patches:
-                    sent = data["state"]
+                    sent = state
                 yield event
             left = end - time.monotonic()
             if left <= 0:

@@ -289,3 +289,78 @@ def test_a_stream_hears_a_change_whose_notice_was_lost_from_its_process_sweep(
         assert heard[0]["log"][-1]["text"] == "hola"
     finally:
         close_app(app)
+
+
+def test_onlookers_woken_by_one_change_share_one_event(migrated, monkeypatch):
+    """Spectators woken by the same change get the same event, built once a process: a whole
+    state first, then patches from it. A spectator with another deck and a seated player each
+    get their own, and an event is shared only for ``SHARED_FOR`` (its clock says "now")."""
+    import json
+    import time
+
+    from tables import stream_routes
+
+    # Streams wake on the notices alone (as with Redis): a stream's own re-read of the version
+    # could see a change committed before its snapshot is kept and build its event from a load.
+    app = make_app(migrated, STREAM_MAX=1.5, STREAM_HEARTBEAT=0.5, ROBOT_WORKER="off",
+                   POLL_RECHECK=60.0)
+    monkeypatch.setattr(stream_routes, "SHARED_FOR", 60.0)  # (threads of a busy test machine)
+    built: list[int | None] = []
+    build = stream_routes.state_and_log
+
+    def counted(snap: Any, device_id: int | None, since: int | None, present: Any) -> Any:
+        built.append(device_id)
+        return build(snap, device_id, since, present)
+
+    monkeypatch.setattr(stream_routes, "state_and_log", counted)
+    try:
+        ana = Player(app)
+        tid = ana.create("Ana", target=50)
+        beto = Player(app)
+        beto.act(tid, "sit", name="Beto")
+        for seat in (2, 3):
+            ana.act(tid, "add_robot", seat=seat)
+        ana.act(tid, "start")  # hands dealt (the robots, off here, change nothing)
+        a, b, c = Player(app), Player(app), Player(app)  # c never acts: no device
+        for p in (a, b):
+            p.act(tid, "set_deck", deck="noche")
+        since = ana.state(tid)["version"]
+        got: dict[str, list[dict[str, Any]]] = {}
+
+        def watch(name: str, p: Player) -> None:
+            r = p.client.get(f"/api/tables/{tid}/stream?since={since}&patch=1")
+            got[name] = [e for e in _blocks(r.get_data(as_text=True))
+                         if e.get("event") in ("state", "patch")]
+
+        threads = [threading.Thread(target=watch, args=(name, p))
+                   for name, p in (("a", a), ("b", b), ("c", c), ("beto", beto))]
+        for t in threads:
+            t.start()
+        time.sleep(0.4)
+        ana.act(tid, "chat", text="uno")
+        time.sleep(0.4)
+        ana.act(tid, "chat", text="dos")
+        for t in threads:
+            t.join()
+
+        assert [e["event"] for e in got["a"]] == ["state", "patch"]
+        assert got["a"] == got["b"]  # the same text, the patch's base included
+        # a and b one a change between them, c one a change, Beto none (his own state)
+        assert len(built) == 4 and built.count(None) == 2
+        first = json.loads(got["a"][0]["data"])["state"]
+        assert first["me"]["deck"] == "noche" and "hand" not in first["view"]
+        assert json.loads(got["c"][0]["data"])["state"]["me"]["deck"] != "noche"
+        patch = json.loads(got["a"][1]["data"])
+        assert patch["base"] == first["version"]
+        assert [e["text"] for e in patch["log"] if e["type"] == "chat"] == ["dos"]
+        beto_first = json.loads(got["beto"][0]["data"])["state"]
+        assert beto_first["me"]["seat"] == 1 and len(beto_first["view"]["hand"]) == 13
+        assert [e["event"] for e in got["beto"]] == ["state", "patch"]
+
+        # Past SHARED_FOR, each stream builds its own: the same state but for the clock's now.
+        monkeypatch.setattr(stream_routes, "SHARED_FOR", 0.0)
+        built.clear()
+        late = [comparable(states(events(p, tid, since))[0]) for p in (a, b)]
+        assert len(built) == 2 and late[0] == late[1]
+    finally:
+        close_app(app)
