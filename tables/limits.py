@@ -1,5 +1,5 @@
 """Rate limits: Redis storage when REDIS_URL is set, so every process shares them; memory
-otherwise. Each limit is one bucket whatever page or route spends it:
+otherwise (``LockedMemoryStorage``). Each limit is one bucket whatever page or route spends it:
 
 - ``create``: opening a table (the JSON API and the plain page alike), per address;
 - ``chat``: chat lines, taunts and deck changes (each wakes every page of the table), per device;
@@ -10,11 +10,13 @@ otherwise. Each limit is one bucket whatever page or route spends it:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from flask import Flask, current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
+from limits.storage import MemoryStorage
 
 from .identity import COOKIE, token_hash
 
@@ -70,6 +72,30 @@ live_limit = limiter.shared_limit(_config("RATELIMIT_LIVE"), scope="live",
                                   key_func=device_or_address)
 
 
+class LockedMemoryStorage(MemoryStorage):
+    """limits' memory storage, with its expiry timer restarted under a lock. Two threads that
+    both found the timer stopped could start the same timer twice (limits 5.8.0: "threads can
+    only be started once", a 500 for the request that hit it; made thread-safe upstream in
+    alisaifee/limits#352, not in a release this project can install). Used where there is no
+    Redis (one process: ``make run``, tests)."""
+
+    STORAGE_SCHEME = ["corazones-memory"]
+
+    def __init__(self, uri: str | None = None, wrap_exceptions: bool = False,
+                 **options: str) -> None:
+        self._timer_lock = threading.Lock()
+        super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
+
+    # MemoryStorage calls its private ``__schedule_expiry`` at every hit (name-mangled).
+    def _MemoryStorage__schedule_expiry(self) -> None:
+        with self._timer_lock:
+            if not self.timer.is_alive():
+                # (mypy does not mangle private names, so it cannot see this one)
+                expire = self._MemoryStorage__expire_events  # type: ignore[attr-defined]
+                self.timer = threading.Timer(0.01, expire)
+                self.timer.start()
+
+
 def init_limits(app: Flask) -> None:
     app.config.setdefault("RATELIMIT_CREATE", "30 per hour;10 per minute")
     app.config.setdefault("RATELIMIT_CHAT", "20 per minute")
@@ -78,5 +104,5 @@ def init_limits(app: Flask) -> None:
     app.config.setdefault("RATELIMIT_LIVE", "30 per minute;300 per hour")
     app.config.setdefault("RATELIMIT_HEADERS_ENABLED", False)
     url = app.config.get("REDIS_URL")
-    app.config.setdefault("RATELIMIT_STORAGE_URI", url if url else "memory://")
+    app.config.setdefault("RATELIMIT_STORAGE_URI", url if url else "corazones-memory://")
     limiter.init_app(app)
