@@ -788,9 +788,7 @@ def move_seat(table_id: str, token: str, device: Callable[[], int]) -> int:
             clock_state = clock.sync_locked(table, seats, game)
             change = snapshot.change_of(table, seats, game, clock_state, ctx.rows, before)
             version, seat = table.version, s.seat
-        made = snapshot.extend(snapshot.cached(table_id), change)
-        if made is not None:
-            snapshot.store(table_id, made)
+        snapshot.keep(table_id, change)
     after_commit(table_id, version, [], False, change)
     return seat
 

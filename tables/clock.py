@@ -392,9 +392,7 @@ def claim_time_up(table_id: str, seat: int) -> bool:
             row.time_up_version = version
             table.clock_version = version
             change = snapshot.change_of(table, seats, game, (pace_id, rows), ctx.rows, before)
-        made = snapshot.extend(snapshot.cached(table_id), change)
-        if made is not None:
-            snapshot.store(table_id, made)
+        snapshot.keep(table_id, change)
     wire = snapshot.to_wire(change) if change is not None and live.shared() else None
     committed(Commit(table_id, version, change=wire))
     return True

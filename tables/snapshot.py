@@ -218,6 +218,14 @@ def extend(prior: Snapshot | None, change: Change | None) -> Snapshot | None:
     )
 
 
+def keep(table_id: str, change: Change | None) -> None:
+    """After a commit made outside the action path: this process's snapshot of the version
+    before, extended by ``change``, is kept (nothing when it holds another version)."""
+    made = extend(cached(table_id), change)
+    if made is not None:
+        store(table_id, made)
+
+
 #: Fields sent as ISO text (every other field is already JSON: numbers, text, booleans, JSON).
 _MOMENTS = ("started_at", "deadline", "expires_at", "at")
 
