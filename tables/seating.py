@@ -17,7 +17,7 @@ from rules import COUNTING, PASSING, PLAYING, Game
 
 from .db import db, is_sqlite, write_transaction
 from .kinds import ROBOT_NAMES, STATELESS_LOG, DutyKind, SeatKind, TableStatus
-from .models import Action, Seat, Table, utcnow
+from .models import Action, DealSeeds, Seat, Table, utcnow
 
 
 @contextmanager
@@ -170,6 +170,8 @@ class Ctx:
     request_digest: str | None = None
     game_changed: bool = False
     rows: list[Action] = field(default_factory=list)
+    #: The fair deal's seed rows this action read or made, by (game, hand) (None: no such row).
+    deal_seeds: dict[tuple[int, int], DealSeeds | None] = field(default_factory=dict)
 
     @property
     def me(self) -> Seat | None:
