@@ -6,10 +6,12 @@ request place are held, and on a gevent worker each round trip also waits its tu
 loop behind every page ready to run (docs/RELIABILITY.md). The ORM's flush sends the log rows and
 the table row one statement each, and the seat clocks follow in a third; together they are one.
 
-Only the shape every game action has goes this way: new log rows (``Action``) and changed
-columns of the table and seat rows already in the session. Anything else pending (a new device,
-a rating, a record, a deletion) and the caller flushes as before. PostgreSQL runs every part of
-the statement against the same snapshot; none of them touches a row another part writes.
+Only the shapes game actions have go this way: new log rows (``Action``), changed columns of the
+table and seat rows already in the session, and the fair deal's seed rows (``DealSeeds``: new,
+or changed columns of loaded ones; a closed count deals the next hand). Anything else pending
+(a new device, a rating, a record, a deletion) and the caller flushes as before. PostgreSQL runs
+every part of the statement against the same snapshot; none of them touches a row another part
+writes.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from sqlalchemy import bindparam, insert, inspect, update
 from sqlalchemy.orm.attributes import set_committed_value
 
 from .db import db
-from .models import Action, ClockSeat, Seat, Table
+from .models import Action, ClockSeat, DealSeeds, Seat, Table
 from .snapshot import CLOCK_FIELDS
 
 
@@ -35,16 +37,19 @@ def _changed(obj: Any) -> dict[str, Any]:
 
 
 def _only_rows(session: Any) -> bool:
-    """Whether the session's pending changes are new log rows and changed table or seat rows."""
+    """Whether the session's pending changes are new log or seed rows and changed table, seat or
+    seed rows."""
     if session.deleted:
         return False
-    if any(not isinstance(obj, Action) for obj in session.new):
+    if any(not isinstance(obj, (Action, DealSeeds)) for obj in session.new):
         return False
-    return all(isinstance(obj, (Table, Seat)) for obj in session.dirty)
+    return all(isinstance(obj, (Table, Seat, DealSeeds)) for obj in session.dirty)
 
 
 #: The log row's columns written (all but its serial id).
 _LOG_COLUMNS = [c.key for c in Action.__table__.columns if c.key != "id"]
+#: A new seed row's columns written (all but its serial id).
+_SEED_COLUMNS = [c.key for c in DealSeeds.__table__.columns if c.key != "id"]
 #: Statement shape -> the statement, built once: building one (coercing every value, its
 #: cache key, compiling it anew) cost more CPU than the round trips it saves (measured).
 _statements: dict[tuple[Any, ...], Any] = {}
@@ -55,14 +60,22 @@ def _statement(shape: tuple[Any, ...]) -> Any:
     got = _statements.get(shape)
     if got is not None:
         return got
-    logs, table_columns, seat_columns, clock_seats, clock_new = shape
+    logs, table_columns, seat_columns, clock_seats, clock_new, seeds_new, seeds_changed = shape
     a, cs, s, t = Action.__table__, ClockSeat.__table__, Seat.__table__, Table.__table__
+    d = DealSeeds.__table__
     tid: Any = bindparam("tid")
     parts: list[Any] = []
     # One row a part: SQLAlchemy caches no statement with a multi-row VALUES (it compiled each).
     for i in range(logs):
         parts.append(insert(a).values({c: bindparam(f"l{i}_{c}") for c in _LOG_COLUMNS})
                      .cte(f"logged{i}"))
+    for i in range(seeds_new):
+        parts.append(insert(d).values({c: bindparam(f"d{i}_{c}") for c in _SEED_COLUMNS})
+                     .cte(f"seeds_new{i}"))
+    for i, columns in enumerate(seeds_changed):
+        parts.append(update(d).where(d.c.id == bindparam(f"e{i}_id"))
+                     .values({c: bindparam(f"e{i}_{c}") for c in columns})
+                     .cte(f"seeds{i}"))
     for seat, columns in seat_columns:
         parts.append(update(s).where(s.c.id == bindparam(f"s{seat}_id"))
                      .values({c: bindparam(f"s{seat}_{c}") for c in columns})
@@ -96,9 +109,23 @@ def write(table: Table, clock_rows: dict[str, list[dict[str, Any]]]) -> bool:
         return False
     params: dict[str, Any] = {"tid": table.id}
     params.update({f"t_{k}": v for k, v in table_values.items()})
-    logged = sorted(session.new, key=lambda r: int(r.version))
+    logged = sorted((o for o in session.new if isinstance(o, Action)),
+                    key=lambda r: int(r.version))
     for i, row in enumerate(logged):
         params.update({f"l{i}_{c}": getattr(row, c) for c in _LOG_COLUMNS})
+    seeds_new = sorted((o for o in session.new if isinstance(o, DealSeeds)),
+                       key=lambda r: (int(r.game), int(r.hand)))
+    for i, seeds in enumerate(seeds_new):
+        params.update({f"d{i}_{c}": getattr(seeds, c) for c in _SEED_COLUMNS})
+    seeds_changed: list[tuple[DealSeeds, dict[str, Any]]] = []
+    for obj in sorted((o for o in session.dirty if isinstance(o, DealSeeds)),
+                      key=lambda o: (int(o.game), int(o.hand))):
+        values = _changed(obj)
+        if values:
+            i = len(seeds_changed)
+            seeds_changed.append((obj, values))
+            params[f"e{i}_id"] = obj.id
+            params.update({f"e{i}_{k}": v for k, v in values.items()})
     seats_changed: list[tuple[Seat, dict[str, Any]]] = []
     for obj in sorted((o for o in session.dirty if isinstance(o, Seat)), key=lambda o: o.seat):
         values = _changed(obj)
@@ -114,14 +141,17 @@ def write(table: Table, clock_rows: dict[str, list[dict[str, Any]]]) -> bool:
     for i, row_params in enumerate(added):
         params.update({f"n{i}_{c}": row_params["p_" + c] for c in CLOCK_FIELDS})
     shape = (len(logged), tuple(table_values), tuple((o.seat, tuple(v)) for o, v in seats_changed),
-             tuple(p["p_seat"] for p in updated), len(added))
+             tuple(p["p_seat"] for p in updated), len(added), len(seeds_new),
+             tuple(tuple(v) for _, v in seeds_changed))
     with session.no_autoflush:  # the pending rows go in this statement, not before it
         session.execute(_statement(shape), params)
-    # The rows are written: the session forgets them (the log rows) or takes their values as
-    # the database's (the table and seat rows), so the flush at commit sends nothing more.
-    for row in logged:
+    # The rows are written: the session forgets the new ones (log and seed rows) and takes the
+    # values of the others as the database's, so the flush at commit sends nothing more.
+    new_rows: list[Any] = [*logged, *seeds_new]
+    for row in new_rows:
         session.expunge(row)
-    written: list[tuple[Any, dict[str, Any]]] = [(table, table_values), *seats_changed]
+    written: list[tuple[Any, dict[str, Any]]] = [(table, table_values), *seats_changed,
+                                                 *seeds_changed]
     for obj, values in written:
         for key, value in values.items():
             set_committed_value(obj, key, value)

@@ -32,17 +32,22 @@ CARD = [
 #: seat clocks as data-modifying WITH parts (tables/together.py).
 CARD_TOGETHER = [("SELECT", "tables"), ("UPDATE", "tables")]
 TOGETHER_PARTS = [("INSERT", "actions"), ("UPDATE", "clock_seats"), ("UPDATE", "clock_seats")]
-#: The count closed at a table of four people, the next hand dealt: the table and seats locked;
-#: the closed hand's seed row and the next hand's, read together; then one flush: the log entries
-#: (the reveal, the seats' commitments the server made, the deal, the commitment for the hand
-#: after) in one INSERT, the closed hand's seeds revealed, the dealt hand's seeds written, the
-#: commitment's new row, the table row, the seat clocks; the public half of the fair deal read
-#: back for the change the notice carries.
+#: The count closed at a table of four people, the next hand dealt (SQLite): the table and seats
+#: locked; the closed hand's seed row and the next hand's, read together; then one flush: the
+#: log entries (the close, the reveal, the seats' commitments the server made, the deal, the
+#: commitment for the hand after), the closed hand's seeds revealed, the dealt hand's seeds
+#: written, the commitment's new row, the table row, the seat clocks; the public half of the fair
+#: deal read back for the change the notice carries.
 CLOSED_COUNT = [
     ("SELECT", "tables"), ("SELECT", "deal_seeds"), ("INSERT", "actions"),
     ("UPDATE", "deal_seeds"), ("UPDATE", "deal_seeds"), ("INSERT", "deal_seeds"),
     ("UPDATE", "tables"), ("UPDATE", "clock_seats"), ("SELECT", "deal_seeds"),
 ]
+#: PostgreSQL: the writes are one statement (tables/together.py), its parts below.
+CLOSED_COUNT_TOGETHER = [("SELECT", "tables"), ("SELECT", "deal_seeds"), ("UPDATE", "tables"),
+                         ("SELECT", "deal_seeds")]
+CLOSED_COUNT_PARTS = [("INSERT", "actions")] * 8 + [
+    ("INSERT", "deal_seeds"), ("UPDATE", "deal_seeds"), ("UPDATE", "deal_seeds")]
 
 
 def _outer(sql: str) -> str:
@@ -203,4 +208,16 @@ def test_a_closed_count_reads_the_seeds_once_and_writes_once(app: Any) -> None:
     if _on_sqlite(app):  # SQLite inserts the log entries one by one (in-process: no round trips)
         shapes = [s for i, s in enumerate(shapes)
                   if not (s == ("INSERT", "actions") == shapes[i - 1])]
-    assert shapes == CLOSED_COUNT, "\n".join(seen["writer"])
+        assert shapes == CLOSED_COUNT, "\n".join(seen["writer"])
+        return
+    assert shapes == CLOSED_COUNT_TOGETHER, "\n".join(seen["writer"])
+    written = next(s for s in seen["writer"] if _shape(s) == ("UPDATE", "tables"))
+    parts = _parts(written)
+    assert [p for p in parts if p[1] != "clock_seats"] == CLOSED_COUNT_PARTS, written
+    assert ("UPDATE", "clock_seats") in parts, written
+    # The public half read back after the statement shows the seed rows it wrote: the closed
+    # hand revealed, the commitment for the hand after the one dealt (tests/tables/
+    # test_fair_deal.py verifies every hand's deal from the seeds written this way).
+    fair = answer["state"]["fair_deal"]
+    assert fair["next"]["hand"] == view["hand_number"] + 2
+    assert [r["hand"] for r in fair["revealed"]][-1] == view["hand_number"]
