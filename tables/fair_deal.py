@@ -64,9 +64,8 @@ def _row(table_id: str, game: int, hand: int) -> DealSeeds | None:
 
 def _action_row(ctx: Ctx, game: int, hand: int) -> DealSeeds | None:
     """The seed row of a hand within an action, read once: with the next hand's, in one query
-    that leaves the action's pending rows unwritten (they go in the action's one flush at its
-    end; each query that flushed them cost a closed count three more round trips). Rows the
-    action makes (``publish``) are found here too."""
+    that leaves the action's pending rows unwritten (every write of an action goes at its end,
+    together: tables/together.py). Rows the action makes (``publish``) are found here too."""
     rows = ctx.deal_seeds
     if (game, hand) not in rows:
         with db.session.no_autoflush:

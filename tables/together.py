@@ -1,5 +1,6 @@
-"""An action's writes in one statement (PostgreSQL): the log rows, the table row, the seats and
-the seat clocks sent together as data-modifying ``WITH`` parts of the table row's ``UPDATE``.
+"""An action's writes in one statement (PostgreSQL): the log rows, the table row, the seats, the
+seat clocks and the fair deal's seed rows sent together as data-modifying ``WITH`` parts of the
+table row's ``UPDATE``.
 
 Each statement of an action's transaction is a round trip made while the table's lock and a
 request place are held, and on a gevent worker each round trip also waits its turn of the event
