@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import bindparam, insert, inspect, update
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.attributes import get_history, set_committed_value
 
 from .db import db
 from .models import Action, ClockSeat, DealSeeds, Seat, Table
@@ -28,13 +28,16 @@ from .snapshot import CLOCK_FIELDS
 
 
 def _changed(obj: Any) -> dict[str, Any]:
-    """The column attributes of a loaded row changed in this session: name -> new value."""
+    """The column attributes of a loaded row changed in this session: name -> new value.
+
+    Only attributes set since the load hold a committed value, so only those are asked for their
+    history. Not through ``inspect(obj).attrs``: that view is kept on the row's state and refers
+    back to it, a cycle that leaves every row it touched (and the table's state it holds) to the
+    garbage collector instead of freeing it when the request drops it."""
     state = inspect(obj)
-    out: dict[str, Any] = {}
-    for attr in state.mapper.column_attrs:
-        if state.attrs[attr.key].history.has_changes():
-            out[attr.key] = getattr(obj, attr.key)
-    return out
+    set_since_load = state.committed_state
+    return {attr.key: getattr(obj, attr.key) for attr in state.mapper.column_attrs
+            if attr.key in set_since_load and get_history(obj, attr.key).has_changes()}
 
 
 def _only_rows(session: Any) -> bool:

@@ -6,6 +6,7 @@ of the event loop as well), so a new one is a cost every action pays; this list 
 
 from __future__ import annotations
 
+import gc
 import random
 import re
 import threading
@@ -221,3 +222,25 @@ def test_a_closed_count_reads_the_seeds_once_and_writes_once(app: Any) -> None:
     fair = answer["state"]["fair_deal"]
     assert fair["next"]["hand"] == view["hand_number"] + 2
     assert [r["hand"] for r in fair["revealed"]][-1] == view["hand_number"]
+
+
+def test_a_card_leaves_no_row_to_the_garbage_collector(app: Any) -> None:
+    """The rows an action loads are freed when its request drops them: none is held in a
+    reference cycle (left to the collector, whose pauses stop every page of the worker)."""
+    from sqlalchemy.orm.state import AttributeState, InstanceState
+
+    tid, holder = _first_to_play(app)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        answer = holder.act(tid, "play", card="2C").get_json()
+        gc.collect()
+        kept = [type(o).__name__ for o in gc.garbage
+                if isinstance(o, (InstanceState, AttributeState))]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert answer["state"]["view"]["trick"][0]["card"] == "2C"
+    assert kept == []
