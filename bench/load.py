@@ -141,6 +141,7 @@ class Seat:
             if status == 200:
                 if measure:
                     self.run.latency[self.kind].append((time.time(), ms))
+                    self.run.latency_by_type[body["type"]].append((time.time(), ms))
                 self.run.acked.append((self.tid, body["action_id"], body["type"]))
                 self.state = data["state"]
                 self.run.responses.append((self, self.seat, data))
@@ -350,6 +351,8 @@ class Run:
         self.rng = random.Random(seed)
         self.stopping = False
         self.latency: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        #: The same measurements by the action's type (play, confirm_pass, close_count...).
+        self.latency_by_type: dict[str, list[tuple[float, float]]] = defaultdict(list)
         self.deliveries: list[tuple[str, int, float, float]] = []
         self.acked: list[tuple[str, str, str]] = []
         self.seen: list[tuple[str, int | None, int, str]] = []
@@ -475,7 +478,8 @@ async def _clients(url: str, specs: list[tuple[str, bool]], duration: float,
     for page, seat, data in run.responses:
         page.scan(data, seat)
     run.responses.clear()
-    return {"latency": run.latency, "deliveries": run.deliveries, "acked": run.acked,
+    return {"latency": run.latency, "latency_by_type": run.latency_by_type,
+            "deliveries": run.deliveries, "acked": run.acked,
             "errors": run.errors, "stale": run.stale, "retries": run.retries,
             "stream_bytes": run.stream_bytes, "stream_events": run.stream_events,
             "unavailable": run.unavailable, "seen": run.seen,
@@ -662,15 +666,24 @@ def _open_pages_report(result: dict[str, Any], commits: dict[tuple[str, int], fl
         events[(tid, page)].append((version, at))
     delays: list[float] = []
     expected = missing = 0
+    slowest: dict[str, Any] | None = None  # the change with the latest page, every page's delay
+    late_changes = 0
     for tid, version, sent in result["changes"]:
         committed = commits.get((tid, version), sent)
+        pages_ms: list[float] = []
         for page in range(result["per_table"]):
             expected += 1
             heard = [at for v, at in events.get((tid, page), []) if v >= version]
             if heard:
-                delays.append((min(heard) - committed) * 1000)
+                pages_ms.append((min(heard) - committed) * 1000)
             else:
                 missing += 1
+        delays.extend(pages_ms)
+        late_changes += any(d > 1000 for d in pages_ms)
+        if pages_ms and (slowest is None or max(pages_ms) > slowest["max_ms"]):
+            slowest = {"max_ms": round(max(pages_ms), 1), "version": version,
+                       "sent_to_commit_ms": round((committed - sent) * 1000, 1),
+                       "pages_ms": sorted(round(d, 1) for d in pages_ms)}
     quiet = set(result["tables"])
     pages = result["opened"]
     return {"open_pages": pages, "quiet_tables": len(quiet), "changes": len(result["changes"]),
@@ -679,6 +692,7 @@ def _open_pages_report(result: dict[str, Any], commits: dict[tuple[str, int], fl
             "delivery_max_ms": round(max(delays), 1) if delays else None,
             "within_1s_percent": round(100 * sum(d <= 1000 for d in delays) / len(delays), 2)
             if delays else None,
+            "changes_heard_late": late_changes, "slowest_change": slowest,
             "reconnects": result["reconnects"], "errors": len(result["errors"]),
             "error_samples": sorted(set(result["errors"]))[:5],
             "web_rss_mb_before": round(rss_before, 1), "web_rss_mb_open": round(rss_after, 1),
@@ -687,6 +701,15 @@ def _open_pages_report(result: dict[str, Any], commits: dict[tuple[str, int], fl
 
 
 # ---------------------------------------------------------------------- one mode
+
+
+def _by_type(results: list[dict[str, Any]], start: float, end: float) -> dict[str, list[Any]]:
+    """The window's human actions by type: [count, p50, p95] (ms)."""
+    by: dict[str, list[float]] = defaultdict(list)
+    for r in results:
+        for kind, rows in r["latency_by_type"].items():
+            by[kind].extend(ms for at, ms in rows if start <= at <= end)
+    return {k: [len(v), pct(v, 50), pct(v, 95)] for k, v in sorted(by.items())}
 
 
 def table_specs(n: int, robots_share: float, spectator_share: float) -> list[tuple[str, bool]]:
@@ -994,6 +1017,7 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         "action_p50_ms": pct(all_lat, 50), "action_p95_ms": pct(all_lat, 95),
         "action_p99_ms": pct(all_lat, 99),
         "action_p95_ms_by_table": {k: pct(v, 95) for k, v in latency.items()},
+        "action_n_p50_p95_ms_by_type": _by_type(results, start, end),
         "action_p95_ms_with_warmup": pct(with_start, 95),
         "update_p50_ms": pct(all_delays, 50), "update_p95_ms": pct(all_delays, 95),
         "update_p95_ms_by_table": {k: pct(v, 95) for k, v in delays.items()},
