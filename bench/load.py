@@ -682,6 +682,7 @@ def _open_pages_report(result: dict[str, Any], commits: dict[tuple[str, int], fl
         late_changes += any(d > 1000 for d in pages_ms)
         if pages_ms and (slowest is None or max(pages_ms) > slowest["max_ms"]):
             slowest = {"max_ms": round(max(pages_ms), 1), "version": version,
+                       "committed_at": round(committed, 3),
                        "sent_to_commit_ms": round((committed - sent) * 1000, 1),
                        "pages_ms": sorted(round(d, 1) for d in pages_ms)}
     quiet = set(result["tables"])

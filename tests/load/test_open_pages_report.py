@@ -29,6 +29,7 @@ def test_the_slowest_change_lists_every_pages_delay() -> None:
     assert report["within_1s_percent"] == round(100 * 5 / 6, 2)
     slowest = report["slowest_change"]
     assert slowest["version"] == 9 and slowest["max_ms"] == 1500.0
+    assert slowest["committed_at"] == round(t + 10.05, 3)
     assert slowest["pages_ms"] == [10.0, 20.0, 1500.0]
     assert slowest["sent_to_commit_ms"] == 50.0
     assert report["memory_kb_per_open_page"] == 512.0
