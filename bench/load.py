@@ -607,6 +607,12 @@ async def _open_pages(url: str, pages: int, per_table: int, change_every: float,
             if len(tasks) % 100 == 0:
                 await asyncio.sleep(0.05)  # the listen backlog: a few hundred at a time
     await asyncio.wait_for(all_open.wait(), 300)
+    # No garbage collection while the changes are heard, as in the clients (_clients): holding
+    # 5,000 streams, this process's full collections paused it 0.3-1.5 s, and every event it
+    # read meanwhile counted as a page hearing its change late.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
     await asyncio.get_running_loop().run_in_executor(None, opened.set)
     changes: list[tuple[str, int, float]] = []  # table, the chat's version, when sent
     loop = asyncio.get_running_loop()
@@ -622,6 +628,7 @@ async def _open_pages(url: str, pages: int, per_table: int, change_every: float,
                 errors.append(f"chat -> {r.status}")
         await asyncio.sleep(rng.expovariate(n_tables / change_every))
     await asyncio.sleep(3.0)  # the last changes reach their pages
+    gc.enable()
     closing = True
     for t in tasks:
         t.cancel()
