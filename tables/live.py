@@ -130,21 +130,36 @@ def publish_device_moved(digest: str) -> None:
             pass
 
 
-def _listen(url: str) -> None:
-    while True:
+#: Seconds between two attempts of the listener to subscribe again.
+RESUBSCRIBE_AFTER = 1.0
+
+
+def _listen(url: str, stop: threading.Event | None = None) -> None:
+    """Hear every process's notices for as long as the process lives (or until ``stop``). A
+    lost subscription is logged once, when it is lost, and once more when it is back; meanwhile
+    the pages fall back on reading the versions (``wait_for_version``, ``sweep``)."""
+    lost = False
+    while stop is None or not stop.is_set():
         try:
             client = redis.Redis.from_url(url)
             # redis-py types pubsub() and listen() in some releases and not in others.
             pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call, unused-ignore]
             pubsub.subscribe(CHANNEL)
             _set_listening(True)
+            if lost:
+                log.warning("notices: subscribed to Redis again")
+                lost = False
             for msg in pubsub.listen():  # type: ignore[no-untyped-call, unused-ignore]
                 data = msg.get("data")
                 if isinstance(data, bytes):
                     _heard(data.decode(errors="replace"))
-        except Exception:
+        except Exception as err:
+            if not lost:  # the error's kind only: a message could quote a change
+                log.warning("notices: no Redis subscription (%s); the pages read the versions "
+                            "until it is back", type(err).__name__)
+                lost = True
             _set_listening(False)
-            time.sleep(1.0)
+            time.sleep(RESUBSCRIBE_AFTER)
 
 
 def _heard(message: str) -> None:
