@@ -59,6 +59,30 @@ _SEED_COLUMNS = [c.key for c in DealSeeds.__table__.columns if c.key != "id"]
 _statements: dict[tuple[Any, ...], Any] = {}
 
 
+def _row_updates(table: Any, prefix: str, changed: tuple[tuple[str, ...], ...]) -> list[Any]:
+    """One ``UPDATE`` part a changed row, by its id: ``<prefix><i>_id`` and ``<prefix><i>_<column>``
+    are the parameters of the ``i``-th row's (``_changed_rows``)."""
+    return [update(table).where(table.c.id == bindparam(f"{prefix}{i}_id"))
+            .values({c: bindparam(f"{prefix}{i}_{c}") for c in columns})
+            .cte(f"{prefix}{i}")
+            for i, columns in enumerate(changed)]
+
+
+def _changed_rows(rows: Any, prefix: str,
+                  params: dict[str, Any]) -> list[tuple[Any, dict[str, Any]]]:
+    """The rows among ``rows`` with changed columns, in order, with those columns' new values;
+    their ids and values go into ``params`` as ``_row_updates`` names them."""
+    out: list[tuple[Any, dict[str, Any]]] = []
+    for obj in rows:
+        values = _changed(obj)
+        if values:
+            i = len(out)
+            out.append((obj, values))
+            params[f"{prefix}{i}_id"] = obj.id
+            params.update({f"{prefix}{i}_{k}": v for k, v in values.items()})
+    return out
+
+
 def _statement(shape: tuple[Any, ...]) -> Any:
     """The one statement of ``shape`` (see ``write``), with named parameters."""
     got = _statements.get(shape)
@@ -76,14 +100,8 @@ def _statement(shape: tuple[Any, ...]) -> Any:
     for i in range(seeds_new):
         parts.append(insert(d).values({c: bindparam(f"d{i}_{c}") for c in _SEED_COLUMNS})
                      .cte(f"seeds_new{i}"))
-    for i, columns in enumerate(seeds_changed):
-        parts.append(update(d).where(d.c.id == bindparam(f"e{i}_id"))
-                     .values({c: bindparam(f"e{i}_{c}") for c in columns})
-                     .cte(f"seeds{i}"))
-    for seat, columns in seat_columns:
-        parts.append(update(s).where(s.c.id == bindparam(f"s{seat}_id"))
-                     .values({c: bindparam(f"s{seat}_{c}") for c in columns})
-                     .cte(f"seat{seat}"))
+    parts += _row_updates(d, "seeds", seeds_changed)
+    parts += _row_updates(s, "seat", seat_columns)
     for seat in clock_seats:
         parts.append(update(cs).where(cs.c.table_id == tid, cs.c.seat == bindparam(f"c{seat}_seat"))
                      .values({c: bindparam(f"c{seat}_{c}") for c in CLOCK_FIELDS if c != "seat"})
@@ -121,22 +139,12 @@ def write(table: Table, clock_rows: dict[str, list[dict[str, Any]]]) -> bool:
                        key=lambda r: (int(r.game), int(r.hand)))
     for i, seeds in enumerate(seeds_new):
         params.update({f"d{i}_{c}": getattr(seeds, c) for c in _SEED_COLUMNS})
-    seeds_changed: list[tuple[DealSeeds, dict[str, Any]]] = []
-    for obj in sorted((o for o in session.dirty if isinstance(o, DealSeeds)),
-                      key=lambda o: (int(o.game), int(o.hand))):
-        values = _changed(obj)
-        if values:
-            i = len(seeds_changed)
-            seeds_changed.append((obj, values))
-            params[f"e{i}_id"] = obj.id
-            params.update({f"e{i}_{k}": v for k, v in values.items()})
-    seats_changed: list[tuple[Seat, dict[str, Any]]] = []
-    for obj in sorted((o for o in session.dirty if isinstance(o, Seat)), key=lambda o: o.seat):
-        values = _changed(obj)
-        if values:
-            seats_changed.append((obj, values))
-            params[f"s{obj.seat}_id"] = obj.id
-            params.update({f"s{obj.seat}_{k}": v for k, v in values.items()})
+    seeds_changed = _changed_rows(
+        sorted((o for o in session.dirty if isinstance(o, DealSeeds)),
+               key=lambda o: (int(o.game), int(o.hand))), "seeds", params)
+    seats_changed = _changed_rows(
+        sorted((o for o in session.dirty if isinstance(o, Seat)), key=lambda o: int(o.seat)),
+        "seat", params)
     updated = sorted(clock_rows.get("update", []), key=lambda p: int(p["p_seat"]))
     for row_params in updated:
         seat = row_params["p_seat"]
@@ -144,7 +152,7 @@ def write(table: Table, clock_rows: dict[str, list[dict[str, Any]]]) -> bool:
     added = clock_rows.get("insert", [])
     for i, row_params in enumerate(added):
         params.update({f"n{i}_{c}": row_params["p_" + c] for c in CLOCK_FIELDS})
-    shape = (len(logged), tuple(table_values), tuple((o.seat, tuple(v)) for o, v in seats_changed),
+    shape = (len(logged), tuple(table_values), tuple(tuple(v) for _, v in seats_changed),
              tuple(p["p_seat"] for p in updated), len(added), len(seeds_new),
              tuple(tuple(v) for _, v in seeds_changed))
     with session.no_autoflush:  # the pending rows go in this statement, not before it
