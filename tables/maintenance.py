@@ -15,12 +15,22 @@ def expire_idle_tables(days: int) -> int:
     pushes' rows go with the table, ON DELETE CASCADE). Returns how many."""
     cutoff = utcnow() - timedelta(days=days)
     ids = list(db.session.execute(select(Table.id).where(Table.updated_at < cutoff)).scalars())
+    expired = 0
     for tid in ids:
         with write_transaction():  # one table at a time: never a long write lock
+            # The table row first, as an action takes it (then its seats and log): locking the
+            # seats first deadlocked with an action holding the table. Still idle under the lock,
+            # or an action came in between and the table stays.
+            idle = db.session.execute(
+                select(Table.id).where(Table.id == tid, Table.updated_at < cutoff)
+                .with_for_update()).scalar_one_or_none()
+            if idle is None:
+                continue
             for model in (Action, Seat, Viewer):
                 db.session.query(model).filter(model.table_id == tid).delete()
             db.session.query(Table).filter(Table.id == tid).delete()
-    return len(ids)
+            expired += 1
+    return expired
 
 
 def pending_robot_tables(limit: int = 200) -> list[str]:
