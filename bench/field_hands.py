@@ -2,13 +2,14 @@
 
 The arena's fields (bench/arena.py: ``vs_moonshooters``, ``vs_dificil_v1``, ``vs_basico``) with
 the same deals, seeds and common random numbers, but only the candidate's hands: the comparison's
-hands (``dificil_v1`` in the same seat, or the field alone with ``--field-only``) do not move
-while Difícil changes, and are played once. Every hand's points are written out, so two runs of
-the same hands pair hand by hand (``--out``), and ``--trace`` prints every moon suffered card by
-card. The field's decisions are a function of the view they see (``view_rng``), so they are kept
-in a cache file (``--cache``): a second run of a changed Difícil computes the field's decisions
-only in the hands Difícil played differently. ``--only`` replays the hands of a previous run's
-``suffered`` list, to try a change on the moons it is meant to stop before the whole field runs.
+hands (``dificil_v1`` in the same seat, ``--candidate dificil_v1``, as the arena seeds it; or the
+field alone with ``--field-only``) do not move while Difícil changes, and are played once. Every
+hand's points are written out, so two runs of the same hands pair hand by hand (``--out``), and
+``--trace`` prints every moon suffered card by card. The field's decisions are a function of the
+view they see (``view_rng``), so they are kept in a cache file (``--cache``): a second run of a
+changed Difícil computes the field's decisions only in the hands Difícil played differently.
+``--only`` replays the hands of a previous run's ``suffered`` list, to try a change on the moons
+it is meant to stop before the whole field runs.
 The last line printed is JSON.
 
     .venv/bin/python bench/field_hands.py --field moonshooters --first 0 --deals 80 --trace
@@ -113,6 +114,9 @@ def main() -> None:
                     default="moonshooters",
                     help="the three opponents (the arena's vs_moonshooters, vs_dificil_v1 or "
                          "vs_basico)")
+    ap.add_argument("--candidate", choices=("dificil", "dificil_v1"), default="dificil",
+                    help="the robot in the measured seat: Difícil, or dificil_v1 for the "
+                         "comparison's own hands (as the arena pairs it, in the same seats)")
     ap.add_argument("--field-only", action="store_true",
                     help="play the field in all four seats (dificil_v1's own hand, the "
                          "comparison of the vs_dificil_v1 field): one hand a deal")
@@ -129,8 +133,10 @@ def main() -> None:
                     else DificilV1(random.Random(seed + 2), seeded=seed))
     cached = Cached(inner, db)
     opponent: Player = Basico() if args.field == "basico" else cached
-    cand = Watching(Robot("dificil", random.Random(seed), name="dificil", seeded=seed,
-                          kw={"time_limit": None}))
+    cand = Watching(DificilV1(random.Random(seed + 4), seeded=seed)
+                    if args.candidate == "dificil_v1"
+                    else Robot("dificil", random.Random(seed), name="dificil", seeded=seed,
+                               kw={"time_limit": None}))
     if args.only:
         wanted = [(d, s) for d, s, *_ in json.loads(Path(args.only).read_text())["suffered"]]
     else:
@@ -167,7 +173,8 @@ def main() -> None:
         "first": args.first, "deals": args.deals, "hands": len(wanted),
         "robots_compiled": robots.COMPILED, "suffered_count": len(suffered),
         "shot_count": len(shot), "points_per_hand": round(sum(points) / max(1, len(points)), 3),
-        "field": args.field, "suffered": suffered, "shot": shot, "points": points,
+        "field": args.field, "candidate": args.candidate, "suffered": suffered, "shot": shot,
+        "points": points,
         "field_scores": field_scores,
         "cache_hits": cached.hits, "cache_misses": cached.misses,
     }
