@@ -263,8 +263,14 @@ def _perform_locked(
         db.session.flush()
         # The fair deal's public half and the viewers' decks, when this action changed them: the
         # change then carries them (other processes make their snapshot from it, not a load).
-        fair = fair_deal.public_info(db.session.connection(), table_id, int(table.game_number)) \
-            if snapshot.fair_changed(ctx.rows) else None
+        # The half is made from the one before and the seed rows the action holds when it can.
+        fair = None
+        if snapshot.fair_changed(ctx.rows):
+            fair = fair_deal.public_info_after(ctx, prior.fair) \
+                if prior is not None and prior.version == before else None
+            if fair is None:
+                fair = fair_deal.public_info(db.session.connection(), table_id,
+                                             int(table.game_number))
         decks = snapshot.read_decks(db.session.connection(), table_id) \
             if snapshot.decks_changed(ctx.rows) else None
         # Kept once the commit succeeds; read before it (the commit expires the objects).

@@ -42,7 +42,7 @@ from .seating import Ctx
 SEED_HEX: Final = frozenset("0123456789abcdef")
 
 __all__ = ["accept_seed", "deal_deck", "deal_record", "deal_url", "drop_unused", "publish",
-           "public_info", "record_iso", "reveal", "table_reference"]
+           "public_info", "public_info_after", "record_iso", "reveal", "table_reference"]
 
 
 def deal_url(table_id: str, game: int, hand: int) -> str:
@@ -156,6 +156,7 @@ def deal_deck(ctx: Ctx, game: int, hand: int) -> list[str]:
         if row is not None:  # cannot happen under the lock; never deal one seed set twice
             db.session.delete(row)
             db.session.flush()
+            ctx.deal_seeds_deleted = True
         row = publish(ctx, game, hand)
     ref = table_reference(ctx.table.id)
     server = bytes.fromhex(row.server_seed)
@@ -197,6 +198,7 @@ def drop_unused(ctx: Ctx, game: int) -> None:
     db.session.execute(delete(DealSeeds).where(
         DealSeeds.table_id == ctx.table.id, DealSeeds.game == game,
         DealSeeds.dealt.is_(False)))
+    ctx.deal_seeds_deleted = True
 
 
 # -------------------------------------------------------------------- what viewers see
@@ -204,7 +206,8 @@ def drop_unused(ctx: Ctx, game: int) -> None:
 
 def public_info(conn: Any, table_id: str, game_number: int) -> dict[str, Any]:
     """The public half for the viewers' state (``fair_deal``, docs/API.md), read with ``conn``:
-    the pending hand's commitments, and which hands of the current game are revealed."""
+    the pending hand's commitments (the latest hand not dealt), and which hands of the current
+    game are revealed."""
     d = DealSeeds.__table__
     rows = list(conn.execute(
         select(d.c.game, d.c.hand, d.c.server_commitment, d.c.seat_commitments, d.c.by,
@@ -212,15 +215,56 @@ def public_info(conn: Any, table_id: str, game_number: int) -> dict[str, Any]:
         .where(d.c.table_id == table_id, (d.c.dealt.is_(False)) | (d.c.game == game_number))
         .order_by(d.c.game, d.c.hand)))
     pending = [r for r in rows if not r.dealt]
-    nxt = None
-    if pending:
-        p = pending[-1]
-        nxt = {"game": p.game, "hand": p.hand, "server_commitment": p.server_commitment,
-               "seats": [{"seat": s, "commitment": p.seat_commitments[s], "by": p.by[s]}
-                         for s in range(SEATS)]}
-    return {"table": table_reference(table_id), "next": nxt,
-            "revealed": [{"game": r.game, "hand": r.hand, "url": deal_url(table_id, r.game, r.hand)}
+    return {"table": table_reference(table_id),
+            "next": _pending_json(pending[-1]) if pending else None,
+            "revealed": [_revealed_json(table_id, r.game, r.hand)
                          for r in rows if r.revealed and r.game == game_number]}
+
+
+def public_info_after(ctx: Ctx, before: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The public half as ``ctx``'s action leaves it, from the half ``before`` it and the seed
+    rows the action read or made (``ctx.deal_seeds``), with no query; the same as
+    :func:`public_info` would read after the action's writes. None when it cannot be told
+    without a read: rows were deleted, or the pending hand was dealt and the action made no
+    hand pending (another row, one it did not read, could then be the latest not dealt)."""
+    if ctx.deal_seeds_deleted:
+        return None
+    table_id, game_number = ctx.table.id, int(ctx.table.game_number)
+    touched = {key: row for key, row in ctx.deal_seeds.items() if row is not None}
+    prior_next = before.get("next")
+    pending: tuple[int, int] | None = None
+    if prior_next is not None:
+        pending = (int(prior_next["game"]), int(prior_next["hand"]))
+        row = touched.get(pending)
+        if row is not None and row.dealt:
+            pending = None
+    made_pending = [key for key, row in touched.items() if not row.dealt]
+    if prior_next is not None and pending is None and not made_pending:
+        return None
+    if made_pending and (pending is None or max(made_pending) > pending):
+        pending = max(made_pending)
+    if pending is None:
+        nxt = None
+    elif pending in touched:
+        nxt = _pending_json(touched[pending])
+    else:  # the hand pending before, untouched: a copy (a snapshot's half is shared by threads)
+        assert prior_next is not None
+        nxt = {**prior_next, "seats": [dict(s) for s in prior_next["seats"]]}
+    revealed = {(int(r["game"]), int(r["hand"])) for r in before.get("revealed", [])
+                if int(r["game"]) == game_number}
+    revealed |= {key for key, row in touched.items() if row.revealed and key[0] == game_number}
+    return {"table": table_reference(table_id), "next": nxt,
+            "revealed": [_revealed_json(table_id, g, h) for g, h in sorted(revealed)]}
+
+
+def _pending_json(row: Any) -> dict[str, Any]:
+    return {"game": row.game, "hand": row.hand, "server_commitment": row.server_commitment,
+            "seats": [{"seat": s, "commitment": row.seat_commitments[s], "by": row.by[s]}
+                      for s in range(SEATS)]}
+
+
+def _revealed_json(table_id: str, game: int, hand: int) -> dict[str, Any]:
+    return {"game": game, "hand": hand, "url": deal_url(table_id, game, hand)}
 
 
 # -------------------------------------------------------------------- the record

@@ -172,6 +172,8 @@ class Ctx:
     rows: list[Action] = field(default_factory=list)
     #: The fair deal's seed rows this action read or made, by (game, hand) (None: no such row).
     deal_seeds: dict[tuple[int, int], DealSeeds | None] = field(default_factory=dict)
+    #: Seed rows were deleted without passing through ``deal_seeds`` (a game's unused ones).
+    deal_seeds_deleted: bool = False
 
     @property
     def me(self) -> Seat | None:

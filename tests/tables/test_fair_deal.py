@@ -421,3 +421,49 @@ def test_two_web_processes_deal_and_reveal_the_same_seeds(server_factory: Any) -
         by = {s["seat"]: s for s in record["seats"]}
         assert [by[s]["by"] for s in range(4)] == ["player", "server", "player", "server"]
         assert by[0]["seed"] == seeds[0] and by[2]["seed"] == seeds[2]
+
+
+def test_the_public_half_an_action_makes_is_the_one_a_read_gives(
+        app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An action that publishes or reveals makes the fair deal's public half from the half before
+    it and the seed rows it holds (``public_info_after``), with no query: at every turn of a whole
+    game, its game over and the rematch's first hand, what the page gets is what reading the
+    rows gives."""
+    from tables import fair_deal
+    from tables.db import reading
+
+    made: list[bool] = []
+    after = fair_deal.public_info_after
+
+    def counted(ctx: Any, before: Any) -> Any:
+        out = after(ctx, before)
+        made.append(out is not None)
+        return out
+
+    monkeypatch.setattr(fair_deal, "public_info_after", counted)
+    tid, players = lobby(app, humans=4, target=50)  # nobody acts but the test's pages
+    seeds: dict[tuple[int, int], str] = {}
+    compared = 0
+
+    def same_as_read(st: dict[str, Any]) -> None:
+        nonlocal compared
+        with app.app_context(), reading() as conn:
+            read = fair_deal.public_info(conn, tid, int(st["table"]["game_number"]))
+        assert st["fair_deal"] == read, (st["version"], st["fair_deal"], read)
+        compared += 1
+
+    send_seed(players[0], tid, seeds)
+    players[0].act(tid, "start")
+    final = play_out(players, tid, random.Random(5), seeds, same_as_read)
+    same_as_read(final)  # game over: the unused hand's seeds dropped, the rematch's published
+    send_seed(players[0], tid, seeds)
+    for p in players:
+        p.act(tid, "rematch")
+    st = players[0].state(tid)
+    assert st["table"]["game_number"] == 2
+    same_as_read(st)
+    hands = len(final["view"]["history"])
+    assert compared > 52 * hands
+    # Each hand: the seat seed's commitment, and its close (reveal, deal, next commitment) made
+    # without a read; only the game over (its unused seeds deleted) reads.
+    assert made.count(True) >= 2 * hands and made.count(False) <= 1, made
