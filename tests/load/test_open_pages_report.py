@@ -42,3 +42,28 @@ def test_a_page_that_never_hears_is_missing() -> None:
     report = load._open_pages_report(result, {("a", 5): t}, 0.0, 0.0)
     assert report["deliveries_missing"] == 1
     assert report["slowest_change"]["pages_ms"] == [100.0]
+
+
+def test_the_servers_own_action_times_are_those_of_the_measured_window(tmp_path: Path) -> None:
+    """The access log also holds the set-up (tables opened, seats taken while every table starts)
+    and what follows the window: only the actions answered within it count."""
+    from datetime import UTC, datetime
+
+    start = 1_800_000_000.0
+
+    def line(at: float, path: str, status: int, ms: int) -> str:
+        stamp = datetime.fromtimestamp(at, UTC).strftime("[%d/%b/%Y:%H:%M:%S %z]")
+        return f'127.0.0.1 {stamp} "POST {path} HTTP/1.1" {status} 321 {ms * 1000}'
+
+    log = tmp_path / "access.log"
+    log.write_text("\n".join([
+        line(start - 30, "/api/tables/a/actions", 200, 900),  # the ramp: not counted
+        line(start + 1, "/api/tables/a/actions", 200, 10),
+        line(start + 2, "/api/tables/a/actions", 200, 20),
+        line(start + 2, "/api/tables/a/actions", 200, 30),
+        line(start + 3, "/api/tables/a/stream", 200, 5000),  # not an action
+        line(start + 4, "/api/tables/a/actions", 503, 40),  # counted as a 5xx only
+        line(start + 90, "/api/tables/a/actions", 200, 700),  # after the window
+    ]))
+    got = load._access_log(log, start, start + 60)
+    assert got == {"server_action_p50_ms": 20.0, "server_action_p95_ms": 30.0, "server_5xx": 1}
