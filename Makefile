@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 TEST_PROCS ?= 2
 PYTEST := $(PY) -m pytest -n $(TEST_PROCS) --dist loadfile
 
-.PHONY: constraints run serve robots-compiled test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-deal bench-load bench-mismesas bench-live clean
+.PHONY: constraints run serve robots-compiled test test-sqlite test-postgres lint chromium bench-rules bench-robots bench-deal bench-load bench-mismesas bench-action bench-live clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -95,6 +95,12 @@ bench-load: $(VENV)/.installed
 # and PostgreSQL (TEST_DATABASE_URL's server, a fresh schema); the last line is JSON.
 bench-mismesas: $(VENV)/.installed
 	BENCH_DATABASE_URL=$(TEST_DATABASE_URL) nice -n 19 $(PY) bench/mis_mesas.py
+
+# One game action's CPU in the web process's own request path (bench/action_cpu.py): whole games of
+# four people through the test client, SQLite then PostgreSQL (TEST_DATABASE_URL's server, a fresh
+# schema); ~1 minute. ACTION_ARGS passes options (--games, --profile FILE). The last line is JSON.
+bench-action: $(VENV)/.installed
+	BENCH_DATABASE_URL=$(TEST_DATABASE_URL) $(PY) bench/action_cpu.py $(ACTION_ARGS)
 
 # Jugar en vivo (bench/live_queue.py): starts the stack itself (PostgreSQL, TEST_DATABASE_URL's
 # server, a fresh schema), 400 players arriving within 10 s; the time until each is seated (p50,
