@@ -144,20 +144,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         result["sqlite"] = run(f"sqlite:///{tmp}/bench.db", tmp, args.tables, args.rounds)
         if args.pg:
-            import sqlalchemy as sa
+            from deploy.stack import drop_pg_schema, new_pg_schema
 
-            schema = "bench_" + secrets.token_hex(6)
-            engine = sa.create_engine(args.pg)
-            with engine.begin() as conn:
-                conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
-            sep = "&" if "?" in args.pg else "?"
+            url, schema = new_pg_schema(args.pg)
             try:
-                result["postgresql"] = run(f"{args.pg}{sep}options=-csearch_path%3D{schema}",
-                                           tmp, args.tables, args.rounds)
+                result["postgresql"] = run(url, tmp, args.tables, args.rounds)
             finally:
-                with engine.begin() as conn:
-                    conn.exec_driver_sql(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-                engine.dispose()
+                drop_pg_schema(args.pg, schema)
     print(json.dumps(result))
 
 
