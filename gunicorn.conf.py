@@ -57,9 +57,10 @@ backlog = 2048
 # No preload: each worker builds its own app (database pool, Redis listener) after the fork.
 preload_app = False
 accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
-# The load benchmark reads method, path, status and the time spent (microseconds) from it.
+# When each answer was logged, method, path, status and the time spent (microseconds): the load
+# benchmark reads the last four of the answers logged within its window.
 access_log_format = os.environ.get("GUNICORN_ACCESSLOG_FORMAT",
-                                   '%(h)s "%(r)s" %(s)s %(b)s %(D)s')
+                                   '%(h)s %(t)s "%(r)s" %(s)s %(b)s %(D)s')
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "warning")
 proc_name = "corazones-web"

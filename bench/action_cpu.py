@@ -2,13 +2,13 @@
 
 Whole games at tables of four people are played through Flask's test client in this one process
 (the same request path as a web worker's: routing, CSRF, the limiter, the action's transaction,
-the answer), each player choosing a random legal action as ``bench/load.py``'s pages do. Only the
-action requests are measured, with the calling thread's CPU clock (the test client runs the
-request in this thread; threads the app starts are not counted), so the figure is the action
-path's own CPU, not the machine's queue. The players' choices follow ``--seed``; the deals are
-the server's own draws (the fair deal), so two runs play different games: back to back, the same
-code measured 1.95 and 2.20 ms a game action on SQLite, and a change smaller than about a tenth
-needs several runs of each, interleaved, to show.
+the answer), each player choosing a random legal action as ``bench/load.py``'s pages do
+(``choose_action``). Only the action requests are measured, with the calling thread's CPU
+clock (the test client runs the request in this thread; threads the app starts are not counted),
+so the figure is the action path's own CPU, not the machine's queue. The players' choices
+follow ``--seed``; the deals are the server's own draws (the fair deal), so two runs play
+different games: back to back, the same code measured 1.95 and 2.20 ms a game action on SQLite,
+and a change smaller than about a tenth needs several runs of each, interleaved, to show.
 
 ``--profile FILE`` writes a cProfile of the measured requests (``python -m pstats FILE``).
 
@@ -40,6 +40,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from load import choose_action  # noqa: E402  (bench/load.py, beside this file)
+
+
 class _Page:
     """One player's browser: a cookie jar, a CSRF token, the last state it got."""
 
@@ -58,22 +61,6 @@ class _Page:
         self.state = self.client.get(f"/api/tables/{tid}").get_json()["state"]
 
 
-def _choice(state: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
-    """The action this page's player takes now (``bench/load.py``'s ``Seat.my_action``)."""
-    me = state.get("me", {}).get("seat")
-    table, view = state.get("table", {}), state.get("view")
-    if me is None or view is None or table.get("status") == "finished":
-        return None
-    phase = view["phase"]
-    if phase == "passing" and not view["pass_confirmed"][me]:
-        return {"type": "confirm_pass", "cards": rng.sample(view["hand"], 3)}
-    if phase == "playing" and view.get("turn") == me and view.get("legal"):
-        return {"type": "play", "card": rng.choice(view["legal"]), "version": state["version"]}
-    if phase == "counting" and me == 0:
-        return {"type": "close_count", "version": state["version"]}
-    return None
-
-
 def _play_game(app: Any, rng: random.Random, costs: dict[str, list[float]],
                profiler: cProfile.Profile | None) -> None:
     pages = [_Page(app) for _ in range(4)]
@@ -90,7 +77,7 @@ def _play_game(app: Any, rng: random.Random, costs: dict[str, list[float]],
             return
         moved = False
         for page in pages:
-            body = _choice(page.state, rng)
+            body = choose_action(page.state, rng)
             if body is None:
                 continue
             body["action_id"] = uuid.uuid4().hex

@@ -99,6 +99,29 @@ def pct(values: list[float], p: float) -> float | None:
 # ---------------------------------------------------------------------- the clients
 
 
+def choose_action(st: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    """What a page's player does now, from the state it last saw (None: nothing to do): a random
+    legal card, three random cards to pass, SIGUIENTE MANO from the lowest person's seat,
+    ¡REVANCHA! at the end."""
+    me = st.get("me", {}).get("seat")
+    table = st.get("table", {})
+    view = st.get("view")
+    if me is None or view is None:
+        return None
+    if table.get("status") == "finished":
+        return None if st["me"].get("wants_rematch") else {"type": "rematch"}
+    phase = view["phase"]
+    if phase == "passing" and not view["pass_confirmed"][me]:
+        return {"type": "confirm_pass", "cards": rng.sample(view["hand"], 3)}
+    if phase == "playing" and view.get("turn") == me and view.get("legal"):
+        return {"type": "play", "card": rng.choice(view["legal"]), "version": st["version"]}
+    if phase == "counting":
+        humans = [s["seat"] for s in table["seats"] if s["kind"] == "human" and not s["left"]]
+        if humans and me == min(humans):
+            return {"type": "close_count", "version": st["version"]}
+    return None
+
+
 class Seat:
     """One page: its own cookie jar, the state it last saw."""
 
@@ -292,27 +315,7 @@ class Seat:
             pass
 
     def my_action(self) -> dict[str, Any] | None:
-        st = self.state
-        me = st.get("me", {}).get("seat")
-        table = st.get("table", {})
-        view = st.get("view")
-        if me is None or view is None:
-            return None
-        rng = self.run.rng
-        if table.get("status") == "finished":
-            return None if st["me"].get("wants_rematch") else {"type": "rematch"}
-        phase = view["phase"]
-        if phase == "passing" and not view["pass_confirmed"][me]:
-            return {"type": "confirm_pass", "cards": rng.sample(view["hand"], 3)}
-        if phase == "playing" and view.get("turn") == me and view.get("legal"):
-            return {"type": "play", "card": rng.choice(view["legal"]),
-                    "version": st["version"]}
-        if phase == "counting":
-            humans = [s["seat"] for s in table["seats"] if s["kind"] == "human"
-                      and not s["left"]]
-            if humans and me == min(humans):
-                return {"type": "close_count", "version": st["version"]}
-        return None
+        return choose_action(self.state, self.run.rng)
 
     async def play_loop(self) -> None:
         run = self.run
@@ -779,8 +782,8 @@ def _log_rows(url: str, start: float, end: float, began: float) -> dict[str, Any
     return {"commits": commits, "robot_moves": moves, **counts}
 
 
-#: The access log's lines: when the answer was logged, method and path, status, microseconds.
-ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(r)s" %(s)s %(b)s %(D)s'
+#: An access log line (gunicorn.conf.py's format): when the answer was logged, method and path,
+#: status, microseconds.
 _ACCESS_LINE = re.compile(r'\[([^\]]+)\] "(\w+) (\S+) [^"]*" (\d{3}) \S+ (\d+)$')
 
 
@@ -889,8 +892,7 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
            "RATELIMIT_CHURN_DEVICE": "1000000 per minute",
            "RATELIMIT_CHURN_TABLE": "1000000 per minute",
            "POLL_TIMEOUT": "25", "POLL_RECHECK": str(args.recheck),
-           "ROBOT_SWEEP": "1", "GUNICORN_ACCESSLOG": str(tmp / "access.log"),
-           "GUNICORN_ACCESSLOG_FORMAT": ACCESS_LOG_FORMAT}
+           "ROBOT_SWEEP": "1", "GUNICORN_ACCESSLOG": str(tmp / "access.log")}
     if mode == "sqlite":
         # One search process on SQLite (the Procfile's two are PostgreSQL's): every process
         # shares SQLite's one writer, and with two people's actions waited p95 156-303 ms

@@ -257,8 +257,9 @@ def _perform_locked(
     if ctx.rows:
         table.updated_at = utcnow()  # before the clock's queries flush the row: one UPDATE
         prior = snapshot.cached(table_id)
-        known = (prior.pace, prior.clock) if prior is not None and prior.version == before \
-            else None
+        if prior is not None and prior.version != before:
+            prior = None  # only the snapshot of the version this action found says what it held
+        known = (prior.pace, prior.clock) if prior is not None else None
         clock_state = clock.sync_locked(table, seats, ctx.game, known, together=True)
         db.session.flush()
         # The fair deal's public half and the viewers' decks, when this action changed them: the
@@ -266,8 +267,7 @@ def _perform_locked(
         # The half is made from the one before and the seed rows the action holds when it can.
         fair = None
         if snapshot.fair_changed(ctx.rows):
-            fair = fair_deal.public_info_after(ctx, prior.fair) \
-                if prior is not None and prior.version == before else None
+            fair = fair_deal.public_info_after(ctx, prior.fair) if prior is not None else None
             if fair is None:
                 fair = fair_deal.public_info(db.session.connection(), table_id,
                                              int(table.game_number))
