@@ -172,13 +172,14 @@ def write(table: Table, clock_rows: dict[str, list[dict[str, Any]]]) -> bool:
 
 
 def _mark_clean(session: Any) -> None:
-    """Mark every row the session holds as changed (the table, seat and seed rows: only those
-    are there when the statement is sent) as matching the database, as a flush does after it
-    writes them. A row whose attribute was set to the value it had, or one written here, would
-    otherwise stay in ``session.dirty``, and the action's flush and the commit's would each walk
-    the unit of work to find nothing to send: about a tenth of a card's CPU (``make
-    bench-action``). SQLAlchemy has no public call for it; ``_commit_all`` is the one its flush
-    makes."""
+    """Mark the rows the session holds as changed that have nothing left to write (those this
+    statement wrote, and those whose attributes were set to the values they had) as matching
+    the database, as a flush does after it writes them. Otherwise they stay in
+    ``session.dirty``, and the action's flush and the commit's each walk the unit of work to
+    find nothing to send: about a tenth of a card's CPU (``make bench-action``). A row with a
+    change the statement did not carry stays as it is, for the flush. SQLAlchemy has no public
+    call for it; ``_commit_all`` is the one its flush makes."""
     for obj in list(session.dirty):
-        state = inspect(obj)
-        state._commit_all(state.dict, session.identity_map)
+        if not _changed(obj):
+            state = inspect(obj)
+            state._commit_all(state.dict, session.identity_map)

@@ -155,12 +155,14 @@ def test_a_card_is_one_transaction_of_few_statements(app: Any) -> None:
 def test_the_one_statement_carries_only_log_rows_and_changed_rows(app: Any) -> None:
     """Anything else pending in the session (here a new device) and nothing is sent: the flush
     writes it all as before. Otherwise the statement writes the changed columns (PostgreSQL;
-    SQLite always flushes) and the commit sends nothing more."""
+    SQLite always flushes) and the commit sends nothing more, but a change the statement does
+    not carry (another table's row)."""
     from tables import together
     from tables.db import db, write_transaction
     from tables.models import Device, Seat, Table
 
     tid, _players = lobby(app, humans=1, robots_=0)
+    other_tid, _others = lobby(app, humans=1, robots_=0)
     sqlite = _on_sqlite(app)
     with app.app_context():
         table = db.session.get_one(Table, tid)
@@ -190,6 +192,22 @@ def test_the_one_statement_carries_only_log_rows_and_changed_rows(app: Any) -> N
         db.session.expire_all()
         assert db.session.get_one(Table, tid).name == "Mesa de Berta"
         assert db.session.query(Device).filter_by(token_hash="0" * 64).count() == 0
+
+        # A change the statement does not carry (another table's row) is left for the flush.
+        with write_transaction():
+            table = db.session.get_one(Table, tid)
+            other = db.session.get_one(Table, other_tid)
+            table.name = "Mesa de Carmen"
+            other.name = "Mesa de Tito"
+            with _statements(app) as seen:
+                assert together.write(table, {}) is not sqlite
+                assert list(db.session.dirty) == [other] or sqlite
+                db.session.commit()
+        written = [s for s in map(_shape, seen["writer"]) if s is not None]
+        assert written == [("UPDATE", "tables")] * (1 if sqlite else 2), seen["writer"]
+        db.session.expire_all()
+        assert db.session.get_one(Table, tid).name == "Mesa de Carmen"
+        assert db.session.get_one(Table, other_tid).name == "Mesa de Tito"
 
 
 def test_a_closed_count_reads_the_seeds_once_and_writes_once(app: Any) -> None:
