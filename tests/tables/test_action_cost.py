@@ -155,7 +155,7 @@ def test_a_card_is_one_transaction_of_few_statements(app: Any) -> None:
 def test_the_one_statement_carries_only_log_rows_and_changed_rows(app: Any) -> None:
     """Anything else pending in the session (here a new device) and nothing is sent: the flush
     writes it all as before. Otherwise the statement writes the changed columns (PostgreSQL;
-    SQLite always flushes) and the commit sends nothing more, but a change the statement does
+    SQLite always flushes), and the commit sends nothing more than a change the statement did
     not carry (another table's row)."""
     from tables import together
     from tables.db import db, write_transaction
@@ -204,6 +204,8 @@ def test_the_one_statement_carries_only_log_rows_and_changed_rows(app: Any) -> N
                 assert list(db.session.dirty) == [other] or sqlite
                 db.session.commit()
         written = [s for s in map(_shape, seen["writer"]) if s is not None]
+        # PostgreSQL: the statement, then the commit's flush; SQLite: the flush alone, one
+        # executemany for both rows.
         assert written == [("UPDATE", "tables")] * (1 if sqlite else 2), seen["writer"]
         db.session.expire_all()
         assert db.session.get_one(Table, tid).name == "Mesa de Carmen"
