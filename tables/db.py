@@ -208,12 +208,16 @@ def pool_options(db_url: str, pool_size: int = 4, max_overflow: int = 1,
     its pool busy waits up to ``pool_timeout`` s for a connection (a greenlet or thread waiting
     holds nothing), then answers 503 like a database that is out of reach.
 
+    Its cursors build a result's column descriptions only when read (tables/pgcursor.py).
+
     JSON columns (the log's entries, the game's snapshot) are written and read with orjson
     (tables/jsonwire.py), as the answers are: the standard library's encoder was a percent of a
     web worker's CPU at the stress pace, in the action's own transaction."""
     options: dict[str, Any] = {"pool_recycle": 1800, "json_serializer": jsonwire.dumps,
                                "json_deserializer": jsonwire.loads}
     if db_url.startswith("postgresql"):
+        from .pgcursor import LazyDescriptionCursor  # psycopg is only imported for PostgreSQL
+        options["connect_args"] = {"cursor_factory": LazyDescriptionCursor}
         options["pool_size"] = pool_size
         options["max_overflow"] = max_overflow
         options["pool_timeout"] = pool_timeout
