@@ -161,6 +161,39 @@ def test_lobby_churn_is_limited_per_table(migrated):
         close_app(app)
 
 
+def test_actions_no_limit_counts_skip_the_limiter(app, monkeypatch):
+    """A card, a pass or a start leaves the limiter before it resolves any limit; a chat or a
+    lobby move still goes through the action endpoints' limits, from either page."""
+    from tables.limits import limiter
+
+    resolved: list[str | None] = []
+    real = limiter.limit_manager.resolve_limits
+
+    def counting(app_: Any, endpoint: str | None, *args: Any) -> Any:
+        resolved.append(endpoint)
+        return real(app_, endpoint, *args)
+
+    monkeypatch.setattr(limiter.limit_manager, "resolve_limits", counting)
+    ana = Player(app)
+    tid = ana.create("Ana")
+    resolved.clear()
+    for seat in (1, 2, 3):
+        ana.act(tid, "add_robot", seat=seat)
+    assert resolved.count("tables.api_action") == 6  # a lobby move: in the middleware and the view
+    resolved.clear()
+    ana.act(tid, "start")
+    ana.act(tid, "confirm_pass", cards=ana.state(tid)["view"]["hand"][:3])
+    r = ana.client.post(f"/t/{tid}/plain", data={"csrf_token": ana.csrf, "type": "start"})
+    assert r.status_code == 302  # refused by the game (it has started), not by a limit
+    assert "tables.api_action" not in resolved and "tables.plain_action" not in resolved
+    ana.act(tid, "chat", text="hola")
+    r = ana.client.post(f"/t/{tid}/plain", data={"csrf_token": ana.csrf, "type": "chat",
+                                                   "text": "chau"})
+    assert r.status_code == 302
+    assert resolved.count("tables.api_action") == 2
+    assert resolved.count("tables.plain_action") == 2
+
+
 def test_one_chat_bucket_whatever_page_sends(migrated):
     app = make_app(migrated, RATELIMIT_CHAT="3 per minute")
     try:
