@@ -93,6 +93,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.config.from_pyfile("config.py", silent=True)
     if test_config:
         app.config.update(test_config)
+        if "SQLALCHEMY_DATABASE_URI" in test_config \
+                and "SQLALCHEMY_ENGINE_OPTIONS" not in test_config:
+            # The engine's options are those of the database it opens (PostgreSQL's pools and
+            # cursors), not those of the environment's DATABASE_URL.
+            app.config["SQLALCHEMY_ENGINE_OPTIONS"] = pool_options(
+                test_config["SQLALCHEMY_DATABASE_URI"], settings["DB_POOL_SIZE"],
+                settings["DB_MAX_OVERFLOW"], settings["DB_POOL_TIMEOUT"])
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(app.instance_path)
     # Hand the GIL over every 1 ms instead of 5: a thread that holds a table's lock (SQLite: the

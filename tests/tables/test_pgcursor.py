@@ -116,3 +116,24 @@ def test_the_serving_engine_uses_it_and_an_action_reads_right(app: Any) -> None:
     assert all(len(v["hand"]) == 13 for v in views)
     assert len({c for v in views for c in v["hand"]}) == 52
     assert sum("2C" in v["hand"] and v["seat"] in v["to_act"] for v in views) == 1
+
+
+@pytest.mark.parametrize("url", [PG_BASE, "sqlite:///:memory:"])
+def test_an_apps_engine_options_are_its_databases(monkeypatch: pytest.MonkeyPatch, url: str
+                                                  ) -> None:
+    """An app given its database in its config (the tests, the benchmarks) gets that database's
+    engine options, whatever DATABASE_URL says."""
+    from tests.kit import close_app, make_app
+
+    other = "sqlite:///:memory:" if url.startswith("postgresql") else PG_BASE
+    monkeypatch.setenv("DATABASE_URL", other)
+    app = make_app(url, ROBOT_WORKER="off", PUSH_SENDER="off")
+    try:
+        options = app.config["SQLALCHEMY_ENGINE_OPTIONS"]
+        if url.startswith("postgresql"):
+            assert options["connect_args"] == {"cursor_factory": LazyDescriptionCursor}
+            assert options["pool_size"] == app.config["DB_POOL_SIZE"]
+        else:
+            assert "connect_args" not in options and "pool_size" not in options
+    finally:
+        close_app(app)
