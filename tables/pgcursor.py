@@ -11,7 +11,9 @@ columns' own time: 64 objects a card also fed the garbage collector (not measure
 
 :class:`LazyDescriptionCursor` answers with a sequence that knows its length at once and builds
 the columns, from the result it was made for, the first time one is asked for. Everything that
-reads the description gets the same columns as psycopg's own, in the same order.
+reads the description gets the same columns as psycopg's own, in the same order. It leans on
+what psycopg's ``Column`` reads from its cursor (the result, the encoding, the adapters):
+constraints.txt pins psycopg, and tests/tables/test_pgcursor.py compares the two descriptions.
 """
 
 from __future__ import annotations
