@@ -22,13 +22,21 @@ from tests.browser.browserkit import (
 pytestmark = pytest.mark.browser
 
 
+#: The element's box in the viewport once it shows (null while it does not), read in one go in the
+#: page: between a locator's wait and its box a redraw could replace the element (a fresh clone's
+#: run found no box).
+_SHOWN_BOX = """s => {
+    const e = document.querySelector(s);
+    if (!e) return null;
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 ? {x: r.x, y: r.y, width: r.width, height: r.height} : null;
+}"""
+
+
 def _press(page: Page, selector: str) -> int:
     """Press the mouse on ``selector``'s middle (not released); return the page's version.
     Waits for the element to show first (a page just opened may still be drawing it)."""
-    target = page.locator(selector)
-    target.wait_for(state="visible")
-    box = target.bounding_box()
-    assert box is not None
+    box = page.wait_for_function(_SHOWN_BOX, arg=selector).json_value()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     version = int(page.evaluate("() => document.body.dataset.version"))
     page.mouse.down()
