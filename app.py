@@ -71,9 +71,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                 instance_path=config.instance_path())
     app.json = JSONProvider(app)  # orjson for the answers (tables/jsonwire.py)
     os.makedirs(app.instance_path, exist_ok=True)
-    db_url = settings["DATABASE_URL"] or (
-        "sqlite:///" + os.path.join(app.instance_path, "corazones.db")
-    )
+    # The database: the test config's when it names one (its engine options follow it: a
+    # benchmark's PostgreSQL gets the serving processes' pools and cursors), else the
+    # environment's, else SQLite in the instance folder.
+    db_url = (test_config or {}).get("SQLALCHEMY_DATABASE_URI") or settings["DATABASE_URL"] \
+        or "sqlite:///" + os.path.join(app.instance_path, "corazones.db")
     app.config.from_mapping(settings)
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=db_url,
@@ -93,13 +95,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.config.from_pyfile("config.py", silent=True)
     if test_config:
         app.config.update(test_config)
-        if "SQLALCHEMY_DATABASE_URI" in test_config \
-                and "SQLALCHEMY_ENGINE_OPTIONS" not in test_config:
-            # The engine's options are those of the database it opens (PostgreSQL's pools and
-            # cursors), not those of the environment's DATABASE_URL.
-            app.config["SQLALCHEMY_ENGINE_OPTIONS"] = pool_options(
-                test_config["SQLALCHEMY_DATABASE_URI"], settings["DB_POOL_SIZE"],
-                settings["DB_MAX_OVERFLOW"], settings["DB_POOL_TIMEOUT"])
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(app.instance_path)
     # Hand the GIL over every 1 ms instead of 5: a thread that holds a table's lock (SQLite: the

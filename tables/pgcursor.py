@@ -6,8 +6,8 @@ description after every statement that returns rows, and for a compiled statemen
 before (its result metadata is cached) it only asks whether there is one. The locking statement
 of an action returns 64 columns (the table and its four seats in one row): building its
 description took 52 µs of CPU (0.7 µs as built here). In `make bench-action` (PostgreSQL, five
-pairs run alternately) a card's CPU p50 went from 3.68 to 3.30 ms (−0.37 ± 0.17), more than the
-columns' own time: 64 objects a card also fed the garbage collector (not measured apart).
+pairs run alternately) a card's CPU p50 went from 3.68 to 3.30 ms (−0.37 ± 0.17): more than the
+columns' own time, within two standard errors of it; what else it saves was not measured.
 
 :class:`LazyDescriptionCursor` answers with a sequence that knows its length at once and builds
 the columns, from the result it was made for, the first time one is asked for. Everything that
