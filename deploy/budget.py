@@ -19,7 +19,7 @@ from dataclasses import dataclass
 #: A web worker serves hundreds of pages on its event loop, but a page waiting for a change holds
 #: no connection, and one action's transaction or one state read holds one for a few ms; robots
 #: write a decision at a time per thread; the scheduler runs a job at a time.
-POOLS: dict[str, tuple[int, int]] = {"web": (4, 1), "robots": (3, 1), "scheduler": (2, 1)}
+POOLS: dict[str, tuple[int, int]] = {"web": (5, 0), "robots": (4, 0), "scheduler": (3, 0)}
 
 #: PostgreSQL's defaults: ``max_connections`` and ``superuser_reserved_connections``.
 PG_MAX_CONNECTIONS = 100

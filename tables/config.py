@@ -33,8 +33,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("CORAZONES_HTTPS", _flag, False, "1: the cookies are Secure (behind a TLS proxy)"),
     # The per-process share of the machine's PostgreSQL connection budget (docs/DEPLOY.md,
     # «Sizing»): a process has two pools (writes, reads), so at most 2 x (size + overflow).
-    Setting("DB_POOL_SIZE", int, 4, "PostgreSQL connections kept open per pool"),
-    Setting("DB_MAX_OVERFLOW", int, 1, "PostgreSQL connections more per pool in a burst"),
+    Setting("DB_POOL_SIZE", int, 5, "PostgreSQL connections a pool keeps open once opened"),
+    Setting("DB_MAX_OVERFLOW", int, 0, "PostgreSQL connections more per pool in a burst, "
+            "closed when given back"),
     Setting("DB_POOL_TIMEOUT", float, 10.0, "seconds a request waits for a pooled connection"),
     # -- pages
     Setting("WEB_ACTIVE", int, 8, "requests of a gevent web worker doing their work at once "

@@ -195,7 +195,7 @@ def init_db(app: Flask) -> None:
             _name_connections(engine)
 
 
-def pool_options(db_url: str, pool_size: int = 4, max_overflow: int = 1,
+def pool_options(db_url: str, pool_size: int = 5, max_overflow: int = 0,
                  pool_timeout: float = 10.0) -> dict[str, Any]:
     """Engine options of a serving process's two pools (the session's, and the reads' below).
 
