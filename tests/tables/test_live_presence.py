@@ -54,3 +54,41 @@ def test_a_new_viewer_is_shared_at_once_and_renewals_wait_for_the_process_flush(
     assert live.present(a) >= {"dev:1"} and live.present(b) >= {"dev:2", "dev:3"}
     for tid in (a, b):
         shared.delete(f"corazones:presence:{tid}")
+
+
+def test_a_table_read_again_brings_the_others_due_in_the_same_pipeline(shared):
+    """When a table's count runs out, every table asked about within the TTL and past half of it
+    is read again with it (one round trip a process, not one a table); a table nobody asked
+    about lately, or one read recently, is not."""
+    a, b, c, d = ("t" + secrets.token_hex(8) for _ in range(4))
+    now = time.time()
+    for tid in (a, b, c, d):
+        shared.zadd(f"corazones:presence:{tid}", {"dev:9": now})
+    live._present_cache.clear()
+    live._present_asked.clear()
+    ttl = live.PRESENT_TTL
+    live._present_cache.update({a: (now - ttl - 1, set()), b: (now - ttl * 0.6, set()),
+                                c: (now - ttl * 0.6, set()), d: (now - ttl * 0.1, set())})
+    live._present_asked.update({b: now - 1, c: now - ttl - 1, d: now - 1})
+    pipelines: list[int] = []
+    real = shared.pipeline
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        pipe = real(*args, **kwargs)
+        pipelines.append(1)
+        return pipe
+
+    shared.pipeline = counted  # the real client's pipelines, counted
+    try:
+        assert live.present(a) == {"dev:9"}
+        assert len(pipelines) == 1
+        assert live._present_cache[b][1] == {"dev:9"}  # asked lately, past half: read with a
+        assert live._present_cache[c][1] == set()  # nobody asked lately: left as it was
+        assert live._present_cache[d][1] == set()  # read recently: left as it was
+        assert live.present(b) == {"dev:9"} and len(pipelines) == 1  # no read of its own
+    finally:
+        del shared.pipeline
+        live._present_cache.clear()
+        live._present_asked.clear()
+        for tid in (a, b, c, d):
+            shared.delete(f"corazones:presence:{tid}")
