@@ -496,7 +496,7 @@ def present(table_id: str) -> set[str]:
                 and now - _present_asked.get(tid, 0.0) < PRESENT_TTL:
             due.append(tid)
     read = _present_now(due, now)
-    if len(_present_cache) > 5000:
+    if len(_present_asked) > 5000:  # every table in the cache was asked about
         _present_cache.clear()
         _present_asked.clear()
     for tid, out in read.items():
