@@ -153,6 +153,12 @@ class Change:
     #: Each viewer's deck as the action left them (:func:`read_decks`), when it logged a deck
     #: choice (None: as before).
     decks: dict[int, str] | None = None
+    #: What the change left as the snapshot of ``before`` has it, in the process that made the
+    #: change (``change_of``): the seats, and the seats whose clock rows did not move. The
+    #: notice leaves them out (:func:`to_wire`): a process applies a change only to its own
+    #: snapshot of ``before``, which holds them.
+    same_seats: bool = False
+    same_clock: frozenset[int] = frozenset()
 
 
 def change_of(
@@ -170,12 +176,31 @@ def change_of(
         return None
     clock = None if clock_state is None else (
         clock_state[0], {seat: _copy(r, CLOCK_FIELDS) for seat, r in clock_state[1].items()})
+    copied = [_copy(s, SEAT_FIELDS) for s in seats]
+    same_seats, same_clock = _as_before(cached(table.id), before, copied, clock)
     return Change(
         table_id=table.id, before=before, version=table.version,
-        table=_copy(table, TABLE_FIELDS), seats=[_copy(s, SEAT_FIELDS) for s in seats],
+        table=_copy(table, TABLE_FIELDS), seats=copied,
         game_json=table.game_json, clock=clock, rows=[_copy(r, LOG_FIELDS) for r in rows],
-        game=game, fair=fair, decks=decks,
+        game=game, fair=fair, decks=decks, same_seats=same_seats, same_clock=same_clock,
     )
+
+
+def _as_before(
+    prior: Snapshot | None, before: int, seats: list[SimpleNamespace],
+    clock: tuple[str, dict[int, SimpleNamespace]] | None,
+) -> tuple[bool, frozenset[int]]:
+    """Whether ``seats`` are the seats of ``prior``, and the seats whose clock rows are its
+    own, when ``prior`` is the snapshot of ``before`` (else: nothing is as before)."""
+    if prior is None or prior.version != before:
+        return False, frozenset()
+    same_seats = len(prior.seats) == len(seats) and all(
+        vars(a) == vars(b) for a, b in zip(prior.seats, seats, strict=True))
+    same_clock: frozenset[int] = frozenset()
+    if clock is not None and clock[0] == prior.pace and clock[1].keys() == prior.clock.keys():
+        same_clock = frozenset(seat for seat, r in clock[1].items()
+                               if vars(r) == vars(prior.clock[seat]))
+    return same_seats, same_clock
 
 
 def fair_changed(rows: list[Any]) -> bool:
@@ -251,10 +276,12 @@ def to_wire(change: Change, origin: str | None = None) -> str:
     the change (``live.page_origin``), follows ``<before>`` when given."""
     body = {
         "table": _plain(change.table),
-        "seats": [_plain(s) for s in change.seats],
+        "seats": None if change.same_seats else [_plain(s) for s in change.seats],
         "game": change.game_json,
         "clock": None if change.clock is None else
-        [change.clock[0], [[seat, _plain(r)] for seat, r in change.clock[1].items()]],
+        [change.clock[0], [[seat, _plain(r)] for seat, r in change.clock[1].items()
+                           if seat not in change.same_clock]],
+        "clock_part": bool(change.same_clock),
         "rows": [_plain(r) for r in change.rows],
         "fair": change.fair,
         "decks": None if change.decks is None else list(change.decks.items()),
@@ -272,11 +299,16 @@ def receive(table_id: str, version: int, before: int, body: str) -> None:
     if prior is None or prior.version != before:
         return
     data = jsonwire.loads(body)
-    clock = None if data["clock"] is None else (
-        str(data["clock"][0]), {int(seat): _back(r) for seat, r in data["clock"][1]})
+    clock = None
+    if data["clock"] is not None:
+        moved = {int(seat): _back(r) for seat, r in data["clock"][1]}
+        # The rows left out are those of the snapshot of ``before``: this process's own.
+        clock = (str(data["clock"][0]), {**prior.clock, **moved} if data.get("clock_part")
+                 else moved)
+    seats = prior.seats if data["seats"] is None else [_back(s) for s in data["seats"]]
     change = Change(
         table_id=table_id, before=before, version=version, table=_back(data["table"]),
-        seats=[_back(s) for s in data["seats"]], game_json=data["game"], clock=clock,
+        seats=seats, game_json=data["game"], clock=clock,
         rows=[_back(r) for r in data["rows"]], fair=data.get("fair"),
         decks=None if data.get("decks") is None else {
             int(device): str(deck) for device, deck in data["decks"]},

@@ -520,3 +520,27 @@ def test_a_time_up_and_a_moved_seat_travel_with_their_notices(migrated: str) -> 
         made = _made_elsewhere(tid, held, [sent[-1]], players + [spectator, phone])
         assert made.seats[1].device_id != held.seats[1].device_id
         assert phone.state(tid)["me"]["seat"] == 1 and players[1].state(tid)["me"]["seat"] is None
+
+
+def test_a_notice_leaves_out_the_seats_and_clock_rows_the_snapshot_before_holds(
+        migrated: str) -> None:
+    """A pass moves the game and the passer's clock row: the notice carries those, and leaves
+    the seats and the other clock rows to the snapshot of the version before, which the process
+    that applies it holds; the snapshot it makes shows every viewer a fresh read."""
+    with _app_sending_changes(migrated) as (app, sent):
+        tid, players, spectator = _started_table(app)
+        held = snapshot.cached(tid)
+        assert held is not None and held.clock
+        sent.clear()
+        view = players[2].state(tid)["view"]
+        action = robots.decide(view, "facil", random.Random(4))
+        players[2].act(tid, action.pop("type"), version=held.version, **action)
+        wire = next(w for w in sent if w.startswith(f"{tid} "))
+        body = json.loads(wire.split("\n", 1)[1])
+        assert body["seats"] is None
+        assert body["clock_part"] and [seat for seat, _ in body["clock"][1]] == [2]
+        made = _made_elsewhere(tid, held, [wire], players + [spectator])
+        assert made.seats is held.seats
+        assert {s: vars(r) for s, r in made.clock.items() if s != 2} \
+            == {s: vars(r) for s, r in held.clock.items() if s != 2}
+        assert vars(made.clock[2]) != vars(held.clock[2])
