@@ -476,7 +476,9 @@ PRESENT_TTL = 10.0
 #: When a table's entry runs out, the entries of the other tables asked about within the TTL
 #: that are past half of theirs are read again with it, in one pipeline (at most this many): a
 #: process reads who is watching its tables in one round trip every ``PRESENT_TTL`` s or so,
-#: not one per table (at the stress pace, a Redis round trip in one action out of five).
+#: not one per table (at the stress pace, a Redis round trip in one action out of five). A
+#: table with no entry (new here, or somebody new just came) is read alone: no look at the
+#: others for it.
 _present_asked: dict[str, float] = {}
 PRESENT_BATCH = 500
 
@@ -489,12 +491,13 @@ def present(table_id: str) -> set[str]:
     if hit is not None and now - hit[0] < PRESENT_TTL:
         return hit[1]
     due = [table_id]
-    for tid, (at, _) in list(_present_cache.items()):
-        if len(due) >= PRESENT_BATCH:
-            break
-        if tid != table_id and now - at >= PRESENT_TTL / 2 \
-                and now - _present_asked.get(tid, 0.0) < PRESENT_TTL:
-            due.append(tid)
+    if hit is not None:  # ran out: the others due come with it (a table new here comes alone)
+        for tid, (at, _) in list(_present_cache.items()):
+            if len(due) >= PRESENT_BATCH:
+                break
+            if tid != table_id and now - at >= PRESENT_TTL / 2 \
+                    and now - _present_asked.get(tid, 0.0) < PRESENT_TTL:
+                due.append(tid)
     read = _present_now(due, now)
     if len(_present_asked) > 5000:  # every table in the cache was asked about
         _present_cache.clear()

@@ -92,3 +92,22 @@ def test_a_table_read_again_brings_the_others_due_in_the_same_pipeline(shared):
         live._present_asked.clear()
         for tid in (a, b, c, d):
             shared.delete(f"corazones:presence:{tid}")
+
+
+def test_a_table_new_here_is_read_alone(shared):
+    """A table with no count yet (or one somebody new just dropped) is read by itself: the
+    others are read again only when a count runs out."""
+    a, b = "t" + secrets.token_hex(8), "t" + secrets.token_hex(8)
+    now = time.time()
+    shared.zadd(f"corazones:presence:{b}", {"dev:9": now})
+    live._present_cache.clear()
+    live._present_asked.clear()
+    live._present_cache[b] = (now - live.PRESENT_TTL * 0.6, set())
+    live._present_asked[b] = now - 1
+    try:
+        assert live.present(a) == set()
+        assert live._present_cache[b][1] == set()  # not read with a
+    finally:
+        live._present_cache.clear()
+        live._present_asked.clear()
+        shared.delete(f"corazones:presence:{b}")
