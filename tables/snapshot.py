@@ -153,12 +153,10 @@ class Change:
     #: Each viewer's deck as the action left them (:func:`read_decks`), when it logged a deck
     #: choice (None: as before).
     decks: dict[int, str] | None = None
-    #: What the change left as the snapshot of ``before`` has it, in the process that made the
-    #: change (``change_of``): the seats, and the seats whose clock rows did not move. The
-    #: notice leaves them out (:func:`to_wire`): a process applies a change only to its own
-    #: snapshot of ``before``, which holds them.
-    same_seats: bool = False
-    same_clock: frozenset[int] = frozenset()
+    #: This process's snapshot of ``before`` when the change was made (``change_of``), if it
+    #: held one: the notice leaves out what the change left as it has it (:func:`to_wire`), since
+    #: a process applies a change only to its own snapshot of ``before``.
+    prior: Snapshot | None = None
 
 
 def change_of(
@@ -176,26 +174,24 @@ def change_of(
         return None
     clock = None if clock_state is None else (
         clock_state[0], {seat: _copy(r, CLOCK_FIELDS) for seat, r in clock_state[1].items()})
-    copied = [_copy(s, SEAT_FIELDS) for s in seats]
-    same_seats, same_clock = _as_before(cached(table.id), before, copied, clock)
+    prior = cached(table.id)
     return Change(
         table_id=table.id, before=before, version=table.version,
-        table=_copy(table, TABLE_FIELDS), seats=copied,
+        table=_copy(table, TABLE_FIELDS), seats=[_copy(s, SEAT_FIELDS) for s in seats],
         game_json=table.game_json, clock=clock, rows=[_copy(r, LOG_FIELDS) for r in rows],
-        game=game, fair=fair, decks=decks, same_seats=same_seats, same_clock=same_clock,
+        game=game, fair=fair, decks=decks,
+        prior=prior if prior is not None and prior.version == before else None,
     )
 
 
-def _as_before(
-    prior: Snapshot | None, before: int, seats: list[SimpleNamespace],
-    clock: tuple[str, dict[int, SimpleNamespace]] | None,
-) -> tuple[bool, frozenset[int]]:
-    """Whether ``seats`` are the seats of ``prior``, and the seats whose clock rows are its
-    own, when ``prior`` is the snapshot of ``before`` (else: nothing is as before)."""
-    if prior is None or prior.version != before:
+def _as_before(change: Change) -> tuple[bool, frozenset[int]]:
+    """Whether the change left the seats as its ``prior`` has them, and the seats whose clock
+    rows it left so (nothing, without a ``prior``)."""
+    prior, clock = change.prior, change.clock
+    if prior is None:
         return False, frozenset()
-    same_seats = len(prior.seats) == len(seats) and all(
-        vars(a) == vars(b) for a, b in zip(prior.seats, seats, strict=True))
+    same_seats = len(prior.seats) == len(change.seats) and all(
+        vars(a) == vars(b) for a, b in zip(prior.seats, change.seats, strict=True))
     same_clock: frozenset[int] = frozenset()
     if clock is not None and clock[0] == prior.pace and clock[1].keys() == prior.clock.keys():
         same_clock = frozenset(seat for seat, r in clock[1].items()
@@ -274,14 +270,15 @@ def to_wire(change: Change, origin: str | None = None) -> str:
     """``"<table> <version> <before>\n<json>"``: the header says, before any parsing, whether
     a process holds the snapshot the change applies to; ``origin``, the page whose action made
     the change (``live.page_origin``), follows ``<before>`` when given."""
+    same_seats, same_clock = _as_before(change)
     body = {
         "table": _plain(change.table),
-        "seats": None if change.same_seats else [_plain(s) for s in change.seats],
+        "seats": None if same_seats else [_plain(s) for s in change.seats],
         "game": change.game_json,
         "clock": None if change.clock is None else
         [change.clock[0], [[seat, _plain(r)] for seat, r in change.clock[1].items()
-                           if seat not in change.same_clock]],
-        "clock_part": bool(change.same_clock),
+                           if seat not in same_clock]],
+        "clock_part": bool(same_clock),
         "rows": [_plain(r) for r in change.rows],
         "fair": change.fair,
         "decks": None if change.decks is None else list(change.decks.items()),
