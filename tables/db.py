@@ -195,8 +195,8 @@ def init_db(app: Flask) -> None:
             _name_connections(engine)
 
 
-def pool_options(db_url: str, pool_size: int = 5, max_overflow: int = 0,
-                 pool_timeout: float = 10.0) -> dict[str, Any]:
+def pool_options(db_url: str, pool_size: int, max_overflow: int,
+                 pool_timeout: float) -> dict[str, Any]:
     """Engine options of a serving process's two pools (the session's, and the reads' below).
 
     PostgreSQL: ``pool_size`` connections (``DB_POOL_SIZE``) stay open per pool, so a burst
