@@ -88,7 +88,7 @@ bench-deal: $(VENV)/.installed
 # 200 tables at a live pace (5-15 s per decision, judged against the targets), then both modes
 # again at a stress pace (1-3 s, reported apart); ~15 minutes. LOAD_ARGS passes options, e.g.
 # make bench-load LOAD_ARGS="--tables 20 --duration 20 --stress ''".
-bench-load: $(VENV)/.installed
+bench-load: $(VENV)/.installed robots-compiled
 	$(PY) bench/load.py $(LOAD_ARGS)
 
 # Mis mesas with 200 tables for one player: p50/p95 server ms of the page and its API, on SQLite
