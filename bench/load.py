@@ -896,7 +896,7 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
     if mode == "sqlite":
         # One search process on SQLite (the Procfile's two are PostgreSQL's): every process
         # shares SQLite's one writer, and with two people's actions waited p95 156-303 ms
-        # against 92 with one (docs/RELIABILITY.md, run Y).
+        # against 92 with one (docs/RELIABILITY_RUNS.md, run Y).
         env["ROBOT_SEARCH_PROCS"] = os.environ.get("ROBOT_SEARCH_PROCS", "1")
     if mode == "sqlite" and args.sqlite_shape == "single":
         # SQLite's shape: one process holds the one writer (robots and scheduler in threads), so

@@ -1,4 +1,4 @@
-"""A scheduling setting measured paired within one load run (docs/RELIABILITY.md, run X).
+"""A scheduling setting measured paired within one load run (docs/RELIABILITY_RUNS.md, run X).
 
 The load benchmark's figures move by ±10 ms from one run to the next with the machine's moment,
 more than most settings change them. Here the setting is switched on and off every few seconds

@@ -359,7 +359,7 @@ def _facts(table_id: Any, action_id: Any) -> tuple[Any, Any]:
 
 #: (with an action id, SQLite) -> the locking statement. Built once: building it for each action
 #: (its clauses, then its cache key) cost about 1.5 of the 6 ms of CPU a card took
-#: (docs/RELIABILITY.md, run V). Built here, while the module loads in one thread: SQLAlchemy
+#: (docs/RELIABILITY_RUNS.md, run V). Built here, while the module loads in one thread: SQLAlchemy
 #: fills in an alias's columns on first use, and threads doing that at once (a robot process's)
 #: can leave a seat alias's column bound to the plain seats table for good, after which every
 #: build or compile of the statement fails (tests/tables/test_lock_statement_threads.py).

@@ -3,7 +3,7 @@ passed between processes and the database's JSON columns (tables/db.py's engine 
 
 Every action is serialized several times (its answer, each open page's event, the change that
 rides with its notice to the other processes) and read again in each of them; the standard
-library's encoder took about 55 µs for a whole state where orjson takes 9 (docs/RELIABILITY.md,
+library's encoder took about 55 µs for a whole state where orjson takes 9 (docs/RELIABILITY_RUNS.md,
 run Y). The text is the same as ``json.dumps(obj, separators=(",", ":"), ensure_ascii=False)``
 (sorted keys for Flask's answers, as Flask sorts them); a value orjson refuses (an integer past 64
 bits) falls back to the standard library, so nothing that serialized before fails now.

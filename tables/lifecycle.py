@@ -80,7 +80,7 @@ def step_back(nice: int) -> None:
     search process niced inside its robot process's session, itself a session apart from the
     web server's (honcho, systemd and deploy/stack.py start each process in its own), still got
     a whole group's share: at 1-3 s a decision the web workers waited on the run queue longer
-    than they ran (docs/RELIABILITY.md, run U). In a session of its own whose group carries the
+    than they ran (docs/RELIABILITY_RUNS.md, run U). In a session of its own whose group carries the
     same niceness, the process steps back against every other group as well. (Under systemd
     with the cpu controller, units are groups too, weighed by their ``CPUWeight=``:
     deploy/systemd gives the robots' unit a lower one.)
@@ -88,7 +88,7 @@ def step_back(nice: int) -> None:
     Its threads also take the idle policy (``SCHED_IDLE``): they run on a core nobody else
     wants, and any other thread that wakes takes the core from them at once instead of waiting
     for their turn to end. At 1-3 s a decision the people's actions took about 12 ms less at
-    p95 and a Difícil card about 90 ms more at p50 (docs/RELIABILITY.md, run X). Only for
+    p95 and a Difícil card about 90 ms more at p50 (docs/RELIABILITY_RUNS.md, run X). Only for
     processes that hold no lock anyone waits on (a search computes from a view it was given)."""
     os.nice(nice)
     _all_threads_idle()
@@ -121,11 +121,12 @@ def rank_session(nice: int) -> bool:
     deploy/stack.py start each process so); one started from a shell shares the shell's session,
     which is not its to change. The web server's master steps forward before it starts its
     workers (they share its session, so its group): at 1-3 s a decision on two cores its workers
-    then waited on the run queue about half as long (docs/RELIABILITY.md, run W). A group ahead
+    then waited on the run queue about half as long (docs/RELIABILITY_RUNS.md, run W). A group ahead
     of the others needs ``CAP_SYS_NICE`` (root has it); without it nothing changes. The robot
     process steps back (which needs no privilege): it holds table locks, so it keeps the
     ordinary policy, unlike the searches (``step_back``), and only yields the cores to the web
-    first; people's actions took 17 ms less at p95 at that pace (docs/RELIABILITY.md, run Z)."""
+    first; people's actions took 17 ms less at p95 at that pace (docs/RELIABILITY_RUNS.md,
+    run Z)."""
     try:
         if os.getsid(0) != os.getpid():
             return False

@@ -12,7 +12,7 @@ tables whose robots search (Difícil) on as many threads as there are search pro
 the others (Fácil, Normal: well under a millisecond a card) on ``ROBOT_THREADS`` threads of their
 own. A Normal robot's turn never waits for a thread that waits for a search: with one pool, the
 Normal tables queued behind Difícil tables whose threads all waited for the one search process
-(docs/RELIABILITY.md, run Y).
+(docs/RELIABILITY_RUNS.md, run Y).
 """
 
 from __future__ import annotations
