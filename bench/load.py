@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import gc
 import json
+import math
 import multiprocessing as mp
 import os
 import random
@@ -653,6 +654,78 @@ def _open_pages_process(url: str, pages: int, per_table: int, change_every: floa
         raise
 
 
+#: The process names (``/proc/<pid>/comm``) of the services the stack uses, which share the cores
+#: with it: PostgreSQL's server and backends, Redis.
+SERVICE_COMMS = {"postgres": "postgres", "redis-server": "redis"}
+
+
+def _service_cpu() -> dict[int, tuple[str, float]]:
+    """Every service process's name (a ``SERVICE_COMMS`` value) and CPU seconds so far."""
+    out: dict[int, tuple[str, float]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/comm") as f:
+                name = SERVICE_COMMS.get(f.read().strip())
+        except OSError:
+            continue
+        if name is not None:
+            out[int(entry)] = (name, cpu_seconds(int(entry)))
+    return out
+
+
+def _machine_jiffies() -> list[int]:
+    """The whole machine's CPU time so far, from ``/proc/stat``: user, nice, system, idle, iowait,
+    irq, softirq, steal (ticks, every core)."""
+    with open("/proc/stat") as f:
+        return [int(x) for x in f.readline().split()[1:9]]
+
+
+class MachineCpu:
+    """What the machine's cores did over a window: the share busy, idle and stolen by the
+    hypervisor (a virtual machine's neighbours), and the CPU seconds of PostgreSQL's and Redis's
+    processes, which serve the stack from the same cores (a process started within the window
+    counts from zero; one that ended within it is left out)."""
+
+    def __init__(self) -> None:
+        self.jiffies = _machine_jiffies()
+        self.services = _service_cpu()
+
+    def since(self) -> dict[str, float]:
+        now = [b - a for a, b in zip(self.jiffies, _machine_jiffies(), strict=True)]
+        total = max(1, sum(now))
+        user, nice, system, idle, iowait, irq, softirq, steal = now
+        out = {"busy_percent": round(100 * (user + nice + system + irq + softirq) / total, 1),
+               "idle_percent": round(100 * (idle + iowait) / total, 1),
+               "steal_percent": round(100 * steal / total, 1)}
+        for name in SERVICE_COMMS.values():
+            out[f"{name}_cpu_s"] = 0.0
+        for pid, (name, seconds) in _service_cpu().items():
+            before = self.services.get(pid)
+            out[f"{name}_cpu_s"] += seconds - (before[1] if before is not None else 0.0)
+        for name in SERVICE_COMMS.values():
+            out[f"{name}_cpu_s"] = round(out[f"{name}_cpu_s"], 1)
+        return out
+
+
+#: Ten million additions at a module's level (its names global), as the runs' notes measured
+#: them with ``python3 -c`` (in a function, with local names, the same loop takes half as long).
+_LOOP = compile("total = 0\nfor i in range(10_000_000):\n    total += i\n", "<loop>", "exec")
+
+
+def machine_loop_s() -> float:
+    """The CPU seconds a plain Python loop of ten million additions takes here, the least of
+    three: how fast this machine is at the moment (0.46-0.48 s on the fastest one measured, about
+    1 s on one at half speed; docs/RELIABILITY.md, «Capacity at a glance»)."""
+    best = math.inf
+    for _ in range(3):
+        start = time.process_time()
+        exec(_LOOP, {})  # a fresh module namespace: the names are global there
+        best = min(best, time.process_time() - start)
+    return round(best, 3)
+
+
 def _rss_mb(pids: list[int]) -> float:
     total = 0.0
     for pid in pids:
@@ -954,6 +1027,7 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
                   args.channel, args.page_ids))
             for i, part in enumerate(parts)]
         cpu0 = stack.cpu()
+        machine = MachineCpu()
         bench_cpu0 = time.process_time()  # this process: the connection sampler, mostly
         open_cpu0 = cpu_seconds(open_proc.pid or 0) if open_proc is not None else 0.0
         t0 = time.time()
@@ -966,6 +1040,7 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         for p in procs:
             p.join(timeout=30)
         cpu1 = stack.cpu()
+        machine_cpu = machine.since()
         # the bench's own processes, measured from zero: they share the cores with the server
         bench_cpu = {"bench_main": time.process_time() - bench_cpu0,
                      "bench_clients": sum(r.get("cpu_s", 0.0) for r in results)}
@@ -1070,6 +1145,8 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         if log["run_robot_decisions"] else None,
         "cpu_s": {k: round(cpu1[k] - cpu0[k], 1) for k in cpu1},
         "web_cpu_percent": round(100 * (cpu1["web"] - cpu0["web"]) / wall, 1),
+        # the whole machine over the same time as cpu_s (the clients' run), services included
+        "machine_cpu": machine_cpu,
         "peak_memory_mb": {k: round(v, 1) for k, v in memory.items()},
         "web_cpu_ms_per_action": round(1000 * (cpu1["web"] - cpu0["web"]) / log["run_actions"], 2)
         if log["run_actions"] else None,
@@ -1159,7 +1236,9 @@ def main() -> None:
                               "think_s": [args.think_min, args.think_max],
                               "load_average_before": [round(x, 2) for x in load],
                               # the robot processes import the same modules as this one
-                              "robots_compiled": robots.COMPILED}
+                              "robots_compiled": robots.COMPILED,
+                              "machine": {"cpus": os.cpu_count(),
+                                          "loop_10m_s": machine_loop_s()}}
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     for mode in modes:
         res = run_mode(mode, args)
