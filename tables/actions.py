@@ -256,9 +256,8 @@ def _perform_locked(
     done = _Done(Outcome(table_id, table.version, None), before=before, device_id=device_id)
     if ctx.rows:
         table.updated_at = utcnow()  # before the clock's queries flush the row: one UPDATE
-        prior = snapshot.cached(table_id)
-        if prior is not None and prior.version != before:
-            prior = None  # only the snapshot of the version this action found says what it held
+        # only the snapshot of the version this action found says what it held
+        prior = snapshot.held(table_id, before)
         known = (prior.pace, prior.clock) if prior is not None else None
         clock_state = clock.sync_locked(table, seats, ctx.game, known, together=True)
         db.session.flush()

@@ -92,6 +92,13 @@ def cached(table_id: str) -> Snapshot | None:
         return snap
 
 
+def held(table_id: str, version: int) -> Snapshot | None:
+    """This process's snapshot of the table at exactly ``version`` (None: another, or none): the
+    only one a change made from ``version`` extends."""
+    snap = cached(table_id)
+    return snap if snap is not None and snap.version == version else None
+
+
 def store(table_id: str, snap: Snapshot) -> None:
     """Keep ``snap`` unless a newer version of the table is kept already."""
     with _cache_lock:
@@ -174,13 +181,12 @@ def change_of(
         return None
     clock = None if clock_state is None else (
         clock_state[0], {seat: _copy(r, CLOCK_FIELDS) for seat, r in clock_state[1].items()})
-    prior = cached(table.id)
     return Change(
         table_id=table.id, before=before, version=table.version,
         table=_copy(table, TABLE_FIELDS), seats=[_copy(s, SEAT_FIELDS) for s in seats],
         game_json=table.game_json, clock=clock, rows=[_copy(r, LOG_FIELDS) for r in rows],
         game=game, fair=fair, decks=decks,
-        prior=prior if prior is not None and prior.version == before else None,
+        prior=held(table.id, before),
     )
 
 
@@ -240,9 +246,9 @@ def extend(prior: Snapshot | None, change: Change | None) -> Snapshot | None:
 
 
 def keep(table_id: str, change: Change | None) -> None:
-    """After a commit made outside the action path: this process's snapshot of the version
-    before, extended by ``change``, is kept (nothing when it holds another version)."""
-    made = extend(cached(table_id), change)
+    """After a commit made outside the action path: the snapshot of the version before that this
+    process held when the change was made (``Change.prior``), extended by ``change``, is kept."""
+    made = extend(change.prior, change) if change is not None else None
     if made is not None:
         store(table_id, made)
 
@@ -292,8 +298,8 @@ def to_wire(change: Change, origin: str | None = None) -> str:
 def receive(table_id: str, version: int, before: int, body: str) -> None:
     """Another process's change (``to_wire``): keep the snapshot it makes if this process holds
     the one of ``before`` (else nothing: the next read loads it, as without the change)."""
-    prior = cached(table_id)
-    if prior is None or prior.version != before:
+    prior = held(table_id, before)
+    if prior is None:
         return
     data = jsonwire.loads(body)
     clock = None
