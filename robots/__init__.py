@@ -12,8 +12,9 @@ Levels (Normal by default):
   three times in ten. Loses to the Básico reference by about 0.7 points a hand.
 - ``normal``: classic Hearts advice, by hand (robots/policy.py): the pass keeps Q♠ with four low
   spades, else gives Q♠/A♠/K♠ away, makes a void, sheds high hearts; the play ducks, keeps low
-  exits, dumps Q♠ and high cards when void, counts cards and voids, stops a moon, goes for one with
-  a strong hand. Well under a millisecond a decision.
+  exits, wins a trick without points with its highest card when last to play, dumps Q♠ and high
+  cards when void, counts cards and voids, stops a moon, goes for one with a strong hand. Well
+  under a millisecond a decision.
 - ``dificil``: determinized Monte Carlo (robots/search.py) over deals consistent with what the seat
   knows, each candidate played out by the Normal policy; capped in simulated plays and CPU time.
   While a moon is plausible each card is also played out going for it (the others stopping it),

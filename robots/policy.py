@@ -192,6 +192,12 @@ def _follow(
         above = follow & ~((1 << (win + 1)) - 1)
         if above:
             return high(above)
+    if last and pts == 0:
+        # Last to play on a trick without points: win it with the highest card (not the Q♠),
+        # which would otherwise catch points on a later trick.
+        safe = follow & ~QS_BIT
+        if safe and high(safe) > win:
+            return high(safe)
     if led == 3:
         if follow & QS_BIT and win > QS:
             return QS

@@ -141,6 +141,24 @@ def test_duck_under_the_winning_card_and_dump_the_queen() -> None:
     assert robots.decide(void, "normal", random.Random(0))["card"] == "QS"
 
 
+def test_last_to_play_wins_a_trick_without_points_with_the_highest_card() -> None:
+    """Last on a trick with no points: take it with the K♦ (it would catch points later) rather
+    than duck with the 3♦; with a heart on the trick, duck; never win it with the Q♠."""
+    tricks = [_trick(1, 0, ["2C", "3C", "4C", "5C"], 3)]
+    hand = ["3D", "KD", "2S", "QS", "KS", "7H", "8H", "9H", "4S", "9S", "JS", "KC"]
+    v = _view(tricks=tricks, hand=hand, leader=1, hearts_broken=False,
+              trick=[{"seat": 1, "card": "5D"}, {"seat": 2, "card": "9D"},
+                     {"seat": 3, "card": "6D"}],
+              legal=["3D", "KD"], points_taken=[0, 0, 0, 0], cards_left=[12, 11, 11, 11])
+    assert robots.decide(v, "normal", random.Random(0))["card"] == "KD"
+    hearts = _view(**{**v, "trick": [{"seat": 1, "card": "5D"}, {"seat": 2, "card": "9D"},
+                                     {"seat": 3, "card": "2H"}], "hearts_broken": True})
+    assert robots.decide(hearts, "normal", random.Random(0))["card"] == "3D"
+    spades = _view(**{**v, "trick": [{"seat": 1, "card": "5S"}, {"seat": 2, "card": "TS"},
+                                     {"seat": 3, "card": "6S"}],
+                      "legal": ["2S", "4S", "9S", "JS", "QS", "KS"]})
+    assert robots.decide(spades, "normal", random.Random(0))["card"] == "KS"
+
 def _arena() -> Any:
     path = Path(__file__).resolve().parents[2] / "bench" / "arena.py"
     spec = importlib.util.spec_from_file_location("arena_for_tests", path)
