@@ -78,6 +78,7 @@ def play_card(
     voids: list[int],
     stop_moons: bool = True,
     shoot: bool = False,
+    win_free_last: bool = True,
 ) -> int:
     """The Normal robot's card (an index in ``legal``).
 
@@ -85,7 +86,10 @@ def play_card(
     every card played this hand including them, ``points`` what each seat took so far, ``voids`` the
     suits (bits 0-3) each seat showed out of. ``stop_moons=False`` plays as if nobody were going
     for the moon (how the search models opponents who may not bother to stop one); ``shoot=True``
-    goes for the moon for as long as nobody else took a point.
+    goes for the moon for as long as nobody else took a point. ``win_free_last=False`` ducks when
+    last on a trick without points, as the Difícil search's play-outs do (a Normal robot that
+    wins such a trick with its highest card is stronger; the play-outs measured no better with
+    it: docs/ROBOTS.md).
     """
     if legal & (legal - 1) == 0:
         return low(legal)
@@ -106,7 +110,8 @@ def play_card(
             win = c
             win_pos = i
     if follow:
-        return _follow(me, hand, follow, trick, win, win_pos, led, out, first, voids, threat)
+        return _follow(me, hand, follow, trick, win, win_pos, led, out, first, voids, threat,
+                       win_free_last)
     return _discard(me, legal, trick, win_pos, out, first, threat)
 
 
@@ -178,7 +183,7 @@ def _shoot(hand: int, legal: int, trick: list[int], out: int) -> int:
 
 def _follow(
     me: int, hand: int, follow: int, trick: list[int], win: int, win_pos: int, led: int, out: int,
-    first: bool, voids: list[int], threat: int,
+    first: bool, voids: list[int], threat: int, win_free_last: bool,
 ) -> int:
     n = len(trick)
     last = n == 3
@@ -192,7 +197,7 @@ def _follow(
         above = follow & ~((1 << (win + 1)) - 1)
         if above:
             return high(above)
-    if last and pts == 0:
+    if last and pts == 0 and win_free_last:
         # Last to play on a trick without points: win it with the highest card (not the Q♠),
         # which would otherwise catch points on a later trick.
         safe = follow & ~QS_BIT

@@ -194,8 +194,10 @@ def rollout(
             h = h0 if seat == 0 else h1 if seat == 1 else h2 if seat == 2 else h3
             led = trick[0] // 13 if trick else -1
             legal = legal_mask(h, led, first, hearts_broken)
+            # The play-outs duck when last on a trick without points, where the Normal robot
+            # wins it: with that rule they were no better in the strongest field.
             c = play_card(seat, h, legal, trick, played, first, points, voids,
-                          all_stop or seat == me, seat == shooter)
+                          all_stop or seat == me, seat == shooter, win_free_last=False)
             if led >= 0 and c // 13 != led:
                 voids[seat] |= 1 << led
             if 26 <= c < 39:
