@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 import robots
+from robots.know import knowledge_of
+from robots.policy import play_card
 from rules import Game, view_for
 from rules.cards import DECK
 
@@ -158,6 +160,12 @@ def test_last_to_play_wins_a_trick_without_points_with_the_highest_card() -> Non
                                      {"seat": 3, "card": "6S"}],
                       "legal": ["2S", "4S", "9S", "JS", "QS", "KS"]})
     assert robots.decide(spades, "normal", random.Random(0))["card"] == "KS"
+    # Difícil's play-outs duck there (the rule made the search no stronger).
+    k = knowledge_of(v)
+    ducked = play_card(k.me, k.hand, k.legal, [c for _, c in k.trick], k.played, k.first_trick,
+                       k.points, k.voids, win_free_last=False)
+    assert DECK[ducked] == "3D"
+
 
 def _arena() -> Any:
     path = Path(__file__).resolve().parents[2] / "bench" / "arena.py"
