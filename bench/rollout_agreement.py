@@ -6,9 +6,10 @@ misjudge the hand. This plays ``--deals`` hands with four Normal robots (seeded)
 (``--share``) of the card decisions that have a choice, and asks Difícil (no time limit, seeded)
 for its card at each; then counts how often ``robots.policy.play_card`` plays the same card (or
 one equivalent to it: nothing unseen between them), as the Normal robot and as the play-outs
-play it (they duck when last on a trick without points), by situation (lead, follow in each position
-with or without a card that ducks the winner, discard) and by stage of the hand. Difícil asked again
-under another seed (``--again`` decisions) says how often it agrees with itself: the ceiling.
+play it (they duck when last on a trick without points), by situation (lead, follow in each
+position with or without a card that ducks the winner, discard) and by stage of the hand.
+Difícil asked again under another seed (``--again`` decisions) says how often it agrees with
+itself: the ceiling.
 
     nice -n 19 .venv/bin/python bench/rollout_agreement.py [--deals 400] [--share 0.2]
 
@@ -105,8 +106,8 @@ def main() -> None:
         action = robots.decide(v, "dificil", random.Random(i), time_limit=None)
         searched = representative(cands, DECK.index(action["card"]))
         if i < args.again:
-            again = robots.decide(v, "dificil", random.Random(10_000 + i), time_limit=None)
-            itself += representative(cands, DECK.index(again["card"])) == searched
+            second = robots.decide(v, "dificil", random.Random(10_000 + i), time_limit=None)
+            itself += representative(cands, DECK.index(second["card"])) == searched
         stage = "tricks 1-4" if k.tricks_done < 4 else "tricks 5-9" if k.tricks_done < 9 \
             else "tricks 10-13"
         for key in ("all", situation(k), stage):
