@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import robots  # noqa: E402
 from robots.know import Knowledge, knowledge_of  # noqa: E402
-from robots.policy import moon_hand, play_card  # noqa: E402
+from robots.policy import play_card  # noqa: E402
 from robots.search import candidates  # noqa: E402
 from rules import Game, Options, shuffled_deck, view_for  # noqa: E402
 from rules.cards import DECK, SUIT_MASK  # noqa: E402
@@ -57,11 +57,11 @@ def situation(k: Knowledge) -> str:
     return f"follow {len(trick) + 1} {'ducking' if ducks else 'over'}"
 
 
-def normal_card(k: Knowledge, win_free_last: bool = True) -> int:
-    """The Normal robot's card; with ``win_free_last=False``, the play-outs' (search.rollout)."""
+def playout_card(k: Knowledge) -> int:
+    """The card ``search.rollout`` plays for the searching seat when no moon is played out: the
+    Normal policy, ducking when last on a trick without points."""
     return play_card(k.me, k.hand, k.legal, [c for _, c in k.trick], k.played, k.first_trick,
-                     k.points, k.voids, shoot=moon_hand(k.start_hand),
-                     win_free_last=win_free_last)
+                     k.points, k.voids, win_free_last=False)
 
 
 def views(deals: int, share: float, rng: random.Random) -> list[dict[str, Any]]:
@@ -79,10 +79,9 @@ def views(deals: int, share: float, rng: random.Random) -> list[dict[str, Any]]:
             turn = g.turn
             assert turn is not None
             v = view_for(g, turn)
-            k = knowledge_of(v)
-            if len(candidates(k)) > 1 and rng.random() < share:
+            if len(candidates(knowledge_of(v))) > 1 and rng.random() < share:
                 out.append(v)
-            g.play_index(turn, normal_card(k))
+            g.apply({**robots.decide(v, "normal", rng), "seat": turn})
     return out
 
 
@@ -105,6 +104,7 @@ def main() -> None:
         cands = candidates(k)
         action = robots.decide(v, "dificil", random.Random(i), time_limit=None)
         searched = representative(cands, DECK.index(action["card"]))
+        normal = DECK.index(robots.decide(v, "normal", random.Random(i))["card"])
         if i < args.again:
             second = robots.decide(v, "dificil", random.Random(10_000 + i), time_limit=None)
             itself += representative(cands, DECK.index(second["card"])) == searched
@@ -112,8 +112,8 @@ def main() -> None:
             else "tricks 10-13"
         for key in ("all", situation(k), stage):
             total[key] += 1
-            robot[key] += representative(cands, normal_card(k)) == searched
-            playouts[key] += representative(cands, normal_card(k, False)) == searched
+            robot[key] += representative(cands, normal) == searched
+            playouts[key] += representative(cands, playout_card(k)) == searched
     figures = {key: {"decisions": total[key], "robot": round(robot[key] / total[key], 3),
                      "playouts": round(playouts[key] / total[key], 3)}
                for key in sorted(total, key=lambda key: -total[key])}
