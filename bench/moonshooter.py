@@ -78,8 +78,7 @@ def _rollout_shoot(hands: list[int], trick: list[int], leader: int, played: int,
             h = hands[seat]
             led = trick[0] // 13 if trick else -1
             legal = legal_mask(h, led, first, hb)
-            c = play_card(seat, h, legal, trick, played, first, points, voids, True, seat == me,
-                          win_free_last=False)  # its play-outs as when it was measured
+            c = play_card(seat, h, legal, trick, played, first, points, voids, True, seat == me)
             if led >= 0 and c // 13 != led:
                 voids[seat] |= 1 << led
             if 26 <= c < 39:
