@@ -58,7 +58,7 @@ chromium:
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy --strict rules robots tables deploy app.py serve.py
+	$(VENV)/bin/mypy --strict rules robots tables deploy bench app.py serve.py
 	$(VENV)/bin/lint-imports
 
 # The whole suite on SQLite, then the database tests again on PostgreSQL.

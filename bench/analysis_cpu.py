@@ -47,14 +47,14 @@ def play_game(rng: random.Random) -> tuple[dict[str, Any], list[dict[str, Any]]]
             for p in hand["passes"]:
                 g.apply({"type": "confirm_pass", "seat": p["from"], "cards": p["cards"]})
         while g.phase == "playing":
-            s = g.turn
-            assert s is not None
-            card = robots.decide(view_for(g, s), "normal", rng)["card"]
-            if s == 0:
+            turn = g.turn
+            assert turn is not None
+            card = robots.decide(view_for(g, turn), "normal", rng)["card"]
+            if turn == 0:
                 decisions.append({"kind": "play", "hand": g.hand_number,
                                   "index": len(hand["plays"]), "seat": 0})
-            hand["plays"].append({"seat": s, "card": card})
-            g.apply({"type": "play", "seat": s, "card": card})
+            hand["plays"].append({"seat": turn, "card": card})
+            g.apply({"type": "play", "seat": turn, "card": card})
         g.apply({"type": "close_count", "seat": 0})
         hands.append(hand)
     return {"options": {"target": 100, "renege": "impedido"}, "hands": hands}, decisions

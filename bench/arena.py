@@ -304,12 +304,12 @@ def play_hand(deck: list[str], direction: int, players: list[Player], renege: st
         for p in uniq.values():
             p.passes_done(g)
     while g.phase == "playing":
-        s = g.turn
-        assert s is not None
-        c = players[s].play(g, s)
-        g.play_index(s, c)
+        turn = g.turn
+        assert turn is not None
+        c = players[turn].play(g, turn)
+        g.play_index(turn, c)
         for p in uniq.values():
-            p.observe(g, s, c)
+            p.observe(g, turn, c)
     assert g.hand_scores is not None
     queen = next(s for s in range(4) if g.taken[s] & QS_BIT)
     return HandResult(list(g.hand_scores), g.moon, queen)
@@ -347,6 +347,11 @@ class Row:
         if len(self.diffs) < 2:
             return 0.0
         return statistics.stdev(self.diffs) / math.sqrt(len(self.diffs))
+
+
+def robot_maker(level: str, seed: int) -> Callable[[], Player]:
+    """A robot of ``level`` with a generator seeded by ``seed``, new at every call."""
+    return lambda: Robot(level, random.Random(seed))
 
 
 def duplicate(make: Callable[[], Player], name: str, decks: list[list[str]],
@@ -612,8 +617,8 @@ def hard_fields(n: int, seed: int, per_deal: int, first: int, out: dict[str, Any
     if dump:  # every hand's figures, to pool runs split with ARENA_HARD_FIRST
         raw = {r.name: {"diffs": r.diffs, "cand": r.cand.__dict__, "comp": r.comp.__dict__}
                for r in rows}
-        raw["times"] = {"cand": new.times}  # type: ignore[dict-item]
-        raw["dificil_vs_basico"] = {"diffs": vs}  # type: ignore[dict-item]
+        raw["times"] = {"cand": new.times}
+        raw["dificil_vs_basico"] = {"diffs": vs}
         Path(dump).write_text(json.dumps(raw))
     times = new.times
     out["dificil_ms_p50"] = round(ms(times, 0.5), 2)
@@ -670,8 +675,8 @@ def main() -> None:
             row = duplicate(lambda: Ismcts(sims, seed + first), lv, big[:m], ref, renege,
                             first=first)
         else:
-            row = duplicate(lambda lv=lv: Robot(lv, random.Random(seed + first)), lv, big[:m],
-                            ref, renege, first=first)
+            row = duplicate(robot_maker(lv, seed + first), lv, big[:m], ref, renege,
+                            first=first)
         rows[lv] = row
         report(row)
         out[f"{lv}_deals"] = m
@@ -699,7 +704,7 @@ def main() -> None:
         print(f"dificil vs ismcts {out['dificil_vs_ismcts']:+.2f} ± {se:.2f} ({k} deals)")
     for lv in levels:
         if n_games and lv != "ismcts":
-            wr = games_to_100(lambda lv=lv: Robot(lv, random.Random(seed)), n_games, seed + 1)
+            wr = games_to_100(robot_maker(lv, seed), n_games, seed + 1)
             out[f"{lv}_win_rate"] = round(wr, 3)
             print(f"{lv:8s} wins {wr:.1%} of {n_games} games to 100 against three Básico",
                   flush=True)

@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,7 @@ class Person:
             self.errors.append(str(err)[:200])
 
 
-async def run_people(base: str, ratings: list[float], arrival: float, engine: sa.Engine,
+async def run_people(base: str, ratings: Sequence[float], arrival: float, engine: sa.Engine,
                      seed: int) -> list[Person]:
     connector = aiohttp.TCPConnector(limit=200)
     people = [Person(base, connector, r) for r in ratings]
