@@ -145,6 +145,7 @@ def main() -> None:
     suffered: list[list[int]] = []
     shot: list[list[int]] = []
     points: list[int] = []
+    queens: list[int] = []  # the seat that took the Q♠, hand by hand
     field_scores: list[list[int]] = []  # --field-only: the four seats' points, deal by deal
     if args.field_only:
         wanted = [(d, 0) for d in range(args.first, args.first + args.deals)]
@@ -154,6 +155,7 @@ def main() -> None:
             players[s] = cand
         r = play_hand(decks[d], d % 4, players)
         points.append(r.scores[s])
+        queens.append(r.queen)
         if args.field_only:
             field_scores.append(r.scores)
             continue
@@ -174,7 +176,9 @@ def main() -> None:
         "robots_compiled": robots.COMPILED, "suffered_count": len(suffered),
         "shot_count": len(shot), "points_per_hand": round(sum(points) / max(1, len(points)), 3),
         "field": args.field, "candidate": args.candidate, "suffered": suffered, "shot": shot,
-        "points": points,
+        "points": points, "queens": queens,
+        "queen_rate": round(sum(q == s for q, (_, s) in zip(queens, wanted, strict=True))
+                            / max(1, len(queens)), 4),
         "field_scores": field_scores,
         "cache_hits": cached.hits, "cache_misses": cached.misses,
     }
