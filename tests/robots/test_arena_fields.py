@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from arena import Basico, MoonShooter, play_hand  # noqa: E402
+from arena import Basico, DificilV1, MoonShooter, deals, play_hand  # noqa: E402
 from dificil_v1.know import knowledge_of  # noqa: E402
 from moonshooter import shoot_search  # noqa: E402
 
@@ -54,3 +54,14 @@ def test_shoot_search_counts_the_share_of_deals_that_bring_the_moon_home() -> No
     card, rate = shoot_search(k, random.Random(2), worlds=12)
     assert rate == 1.0  # every card it holds wins its trick: the moon in every deal
     assert k.hand >> card & 1
+
+
+def test_the_reference_robots_play_a_whole_hand_with_legal_cards() -> None:
+    """The frozen Difícil and the moon-shooter, seeded as the hard fields seed them, pass and play
+    a hand of the fields' deals (the arena's players refuse an illegal card)."""
+    deck = deals(1, 2027)[0]
+    players = [MoonShooter(random.Random(3), seeded=2026), DificilV1(random.Random(2), seeded=2026),
+               DificilV1(random.Random(2), seeded=2026), Basico()]
+    result = play_hand(deck, 0, players)
+    assert sum(result.scores) in (26, 78)
+    assert result.scores == play_hand(deck, 0, players).scores  # the same views, the same cards
