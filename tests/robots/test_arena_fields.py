@@ -1,8 +1,9 @@
-"""The arena's hard fields play: the moon-shooter (bench/moonshooter.py) searches its moon.
+"""The arena's hard fields play: the moon-shooter (bench/moonshooter.py) searches its moon, and
+the frozen Difícil (bench/dificil_v1) plays a hand beside it.
 
-The reference fields are benchmark code, outside ``mypy --strict``'s packages; this plays the
-moon-shooter's own play-outs (``shoot_search``) so that a call the frozen policy does not take
-fails here rather than an hour into a field run.
+Nothing else runs the reference robots but the benchmarks: these tests play the moon-shooter's
+own play-outs (``shoot_search``) and a whole hand of the fields, so that a change they do not
+take fails here rather than an hour into a field run.
 """
 
 from __future__ import annotations
